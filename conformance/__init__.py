@@ -1,0 +1,1 @@
+"""The implementation-agnostic conformance suite, with ``reference/`` as its oracle."""

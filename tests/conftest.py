@@ -1,0 +1,60 @@
+"""Shared test configuration: Hypothesis profiles, the one SparkSession, and the
+``spec`` marker's validation (a check citing an unknown ID fails collection).
+
+Hypothesis profiles (select with ``HYPOTHESIS_PROFILE``; default ``dev``):
+
+=========  ===========  =========================================
+profile    max_examples  use
+=========  ===========  =========================================
+dev        50            local edit-run loop
+ci         200           ``.ci/run``
+thorough   2000          before a release (``tox -e thorough``)
+=========  ===========  =========================================
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from proofs_map.catalog import load_catalog
+from proofs_map.evidence import EVIDENCE_KINDS
+
+PROFILES = {"dev": 50, "ci": 200, "thorough": 2000}
+for _name, _examples in PROFILES.items():
+    settings.register_profile(
+        _name,
+        max_examples=_examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+        derandomize=_name == "ci",
+        print_blob=True,
+    )
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+_CATALOG = load_catalog()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for mark in item.iter_markers("spec"):
+            unknown = [i for i in mark.args if i not in _CATALOG]
+            if unknown:
+                raise pytest.UsageError(f"{item.nodeid}: spec marker cites unknown IDs {unknown}")
+            if mark.kwargs.get("evidence") not in EVIDENCE_KINDS:
+                raise pytest.UsageError(f"{item.nodeid}: spec marker needs evidence in {EVIDENCE_KINDS}")
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """The one SparkSession of the test session (created on first use)."""
+    pytest.importorskip("pyspark", reason="the Spark extra is not installed")
+    from spark_impl.session import build_session
+
+    session = build_session(app_name="incspec-tests")
+    yield session
+    session.stop()
