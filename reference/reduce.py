@@ -151,3 +151,28 @@ def delta_between(old: Collection, new: Collection) -> Delta:
         plus={k: m for k, m in plus.items() if not m.is_empty()},
         minus={k: m for k, m in minus.items() if not m.is_empty()},
     )
+
+
+# --- §4.3 Incremental update -------------------------------------------------
+
+
+class Declined(Exception):
+    """``remove`` returned ``None`` (Skip's ``null``): the key must be recomputed."""
+
+
+def _remove_strict(R: Reducer[A, V]) -> Callable[[A, V], A]:
+    def remove(a: A, v: V) -> A:
+        result = R.remove(a, v)
+        if result is None:
+            raise Declined(v)
+        return result
+
+    return remove
+
+
+def update(R: Reducer[A, V], a_k: A, delta: Delta, k: Any) -> A:
+    """SKIP-DEF-10: update_R(a_k, Δ, k) = fold_⊕(fold_⊖(a_k, Δ⁻(k)), Δ⁺(k)).
+
+    Removals first, then additions. Raises :class:`Declined` if ``remove`` declines.
+    """
+    return fold(R.add, fold(_remove_strict(R), a_k, delta.removed(k)), delta.added(k))
