@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Union
+from typing import Any
 
 from reference.fixpoint.general_pattern import Operator
 from reference.fixpoint.level1 import FullFixpoint, StepDelta
@@ -104,7 +104,7 @@ class Map:
     expr: Expr
 
 
-Expr = Union[Const, Var, Union_, Join, Filter, Map]
+Expr = Const | Var | Union_ | Join | Filter | Map
 
 
 @dataclass(frozen=True)
