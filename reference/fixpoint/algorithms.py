@@ -117,17 +117,18 @@ def freeze(current: Iterable[Elem], rank: Mapping[Elem, int]) -> State:
 
 def expansion_frontier(
     state: State,
-    config_new: Config,
+    added_to_base: Iterable[Elem] = (),
     added_to_step: Iterable[tuple[Elem, Elem]] = (),
 ) -> tuple[dict[Elem, int], Work]:
     """FIX-DEC-EXPAND-SEED: the seeds of expansion with their ranks:
     new base elements not live (rank 0), and y for each added pair (x, y) with
     x live and y not live (rank 1 + rank[x], least over such x). As a set this
     is F'(current) \\ current when current = lfp(F) and the added pairs are
-    exactly stepFwd' \\ stepFwd (Lean ``expansionDelta``)."""
+    exactly stepFwd' \\ stepFwd (Lean ``expansionDelta``). Only the added base
+    elements are examined (base ⊆ current before), not the whole base."""
     seeds: dict[Elem, int] = {}
     elements = edges = 0
-    for b in config_new.base:
+    for b in added_to_base:
         elements += 1
         if b not in state.current:
             seeds[b] = 0
@@ -138,6 +139,15 @@ def expansion_frontier(
             if r < seeds.get(y, r + 1):
                 seeds[y] = r
     return seeds, Work(elements, edges)
+
+
+def rerank_new_base(state: State, added_to_base: Iterable[Elem]) -> State:
+    """A live element that becomes a base element gets rank 0 (clause I2 of
+    FIX-DEC-RANK-INVARIANT; lowering a rank never breaks clause I3)."""
+    lowered = {b: 0 for b in added_to_base if b in state.current and state.rank[b] != 0}
+    if not lowered:
+        return state
+    return freeze(state.current, {**state.rank, **lowered})
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ class StepDelta:
 
 
 def _make(config: Config) -> tuple[State, Update]:
-    frontier, seed_work = algorithms.expansion_frontier(State(), config)
+    frontier, seed_work = algorithms.expansion_frontier(State(), config.base)
     e = algorithms.expand(State(), config, frontier)
     return e.state, Update(frozenset(e.added), frozenset(), UpdateWork(expansion=seed_work + e.work))
 
@@ -68,8 +68,10 @@ class SimpleFixpoint:
         if not delta.is_expansion:
             raise ValueError("the simple API supports expansion only (FIX-REM-1)")
         config = Config(self.config.base | frozenset(delta.added_to_base), step_fwd_new)
-        frontier, seed_work = algorithms.expansion_frontier(self.state, config, delta.added_to_step)
-        e = algorithms.expand(self.state, config, frontier)
+        state = algorithms.rerank_new_base(self.state, delta.added_to_base)
+        frontier, seed_work = algorithms.expansion_frontier(state, delta.added_to_base,
+                                                            delta.added_to_step)
+        e = algorithms.expand(state, config, frontier)
         return (SimpleFixpoint(config, e.state),
                 Update(frozenset(e.added), frozenset(), UpdateWork(expansion=seed_work + e.work)))
 
@@ -154,7 +156,8 @@ class FullFixpoint:
                                rederivation=c.rederive_work)
         config = Config(base_mid | frozenset(delta.added_to_base), step_fwd_new,
                         None if derived is not None else inv)
-        frontier, seed_work = algorithms.expansion_frontier(state, config, delta.added_to_step)
+        state = algorithms.rerank_new_base(state, delta.added_to_base)
+        frontier, seed_work = algorithms.expansion_frontier(state, delta.added_to_base, delta.added_to_step)
         e = algorithms.expand(state, config, frontier)
         state = e.state
         touched.update(e.added)

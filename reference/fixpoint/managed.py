@@ -179,8 +179,8 @@ class ManagedFixpoint:
                 e = printed.expand(state, new)
                 seed_work = Work()
             else:
-                state = _rerank_live_roots(state, new_roots)
-                frontier, seed_work = algorithms.expansion_frontier(state, new, new_edges)
+                state = algorithms.rerank_new_base(state, new_roots)
+                frontier, seed_work = algorithms.expansion_frontier(state, new_roots, new_edges)
                 e = algorithms.expand(state, new, frontier)
             state = e.state
             touched.update(e.added)
@@ -191,11 +191,3 @@ class ManagedFixpoint:
         return (ManagedFixpoint(final_roots, new_fwd, new_inv, state, self.variant, edge_count),
                 Update(added, removed, work))
 
-
-def _rerank_live_roots(state: State, new_roots: Iterable[Elem]) -> State:
-    """A live element that becomes a root gets rank 0 (the invariant's
-    base-rank clause; lowering a rank never breaks the invariant)."""
-    lowered = {r: 0 for r in new_roots if r in state.current and state.rank[r] != 0}
-    if not lowered:
-        return state
-    return algorithms.freeze(state.current, {**state.rank, **lowered})
