@@ -301,8 +301,13 @@ class DslFixpoint:
         probes = _probe_index({}, body, index, added=engine.current, removed=())
         return DslFixpoint(program, MappingProxyType(dict(db)), index, engine, probes), update
 
-    def apply(self, edit: Edit) -> tuple[DslFixpoint, Update]:
-        """Derive the exact StepDelta of the edit, then run the Level 1 update."""
+    def step_delta(self, edit: Edit
+                   ) -> tuple[dict[str, frozenset[Value]], Index, StepDelta, frozenset[Value]]:
+        """The derived consequences of a data edit: the new database, the new join
+        index, the exact StepDelta (base changes, and the step pairs (x, y)
+        that appear or disappear for *live* x; pairs out of dead elements cannot
+        seed expansion or withdraw support, so the Level 1 update ignores them),
+        and the live elements whose tape may have changed (to be re-taped)."""
         body = self.program.body
         new_db = apply_edit(self.db, edit)
         _, binary = relations(body)
@@ -313,7 +318,8 @@ class DslFixpoint:
         for name in changed:
             for r in edit.added.get(name, frozenset()) | edit.removed.get(name, frozenset()):
                 affected |= self.probes.get((name, r[0]), frozenset())
-        added_pairs, removed_pairs = [], []
+        added_pairs: list[tuple[Value, Value]] = []
+        removed_pairs: list[tuple[Value, Value]] = []
         for x in affected:
             before = derive_step(body, self.index, x)
             after = derive_step(body, new_index, x)
@@ -323,6 +329,12 @@ class DslFixpoint:
         new_base = derive_base(body, new_db, new_index)
         delta = StepDelta(tuple(new_base - old_base), tuple(old_base - new_base),
                           tuple(added_pairs), tuple(removed_pairs))
+        return new_db, new_index, delta, frozenset(affected)
+
+    def apply(self, edit: Edit) -> tuple[DslFixpoint, Update]:
+        """Derive the exact StepDelta of the edit, then run the Level 1 update."""
+        body = self.program.body
+        new_db, new_index, delta, affected = self.step_delta(edit)
         engine, update = self.engine.apply_delta(lambda x: derive_step(body, new_index, x), delta)
         still = affected & engine.current
         probes = _probe_index(self.probes, body, new_index,

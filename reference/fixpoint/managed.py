@@ -56,11 +56,15 @@ class Change:
 
 @dataclass(frozen=True)
 class Update:
-    """The output delta of one operation: lfp(F') \\ lfp(F), lfp(F) \\ lfp(F'), and work."""
+    """The output delta of one operation: lfp(F') \\ lfp(F), lfp(F) \\ lfp(F'), and work.
+    ``churn``: elements the update removed and added back (stale-rank
+    re-derivation, §4.5), in neither ``added`` nor ``removed``; reported so
+    that the work can be compared with what the update touched."""
 
     added: frozenset[Elem]
     removed: frozenset[Elem]
     work: UpdateWork = UpdateWork()
+    churn: frozenset[Elem] = frozenset()
 
 
 def _adjust(table: Mapping[Elem, frozenset[Elem]], add: Iterable[Edge],
@@ -187,7 +191,8 @@ class ManagedFixpoint:
             work += UpdateWork(expansion=seed_work + e.work)
         added = frozenset(x for x in touched if x in state.current and x not in old)
         removed = frozenset(x for x in touched if x in old and x not in state.current)
+        churn = frozenset(x for x in touched if x in old and x in state.current)
         edge_count = self.edge_count - len(gone_edges) + len(new_edges)
         return (ManagedFixpoint(final_roots, new_fwd, new_inv, state, self.variant, edge_count),
-                Update(added, removed, work))
+                Update(added, removed, work, churn))
 
