@@ -106,8 +106,9 @@ def test_incremental_maintenance_equals_recomputation(program: Lfp, db: Database
     assert state.current == recompute(program, db) == update.added
     for edit in eds:
         _, new_index, delta, _ = state.step_delta(edit)
-        verdict = check_delta_accuracy(lambda x: derive_step(program.body, state.index, x),
-                                       lambda x: derive_step(program.body, new_index, x),
+        old_index = state.index
+        verdict = check_delta_accuracy(lambda x, i=old_index: derive_step(program.body, i, x),  # type: ignore[misc]
+                                       lambda x, i=new_index: derive_step(program.body, i, x),  # type: ignore[misc]
                                        state.current, delta)
         assert verdict, verdict.describe()
         before = state.current

@@ -9,7 +9,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.fixpoint.general_pattern import Edge, Operator, graph_operator, lfp, lookup, successors
+from reference.fixpoint.general_pattern import (
+    Edge,
+    Elem,
+    Operator,
+    graph_operator,
+    lfp,
+    lookup,
+    successors,
+)
 from reference.fixpoint.level1 import FullFixpoint, SimpleFixpoint, StepDelta, derived_inverse
 from reference.fixpoint.required_properties import (
     check_additive,
@@ -21,7 +29,7 @@ from reference.fixpoint.required_properties import (
 )
 from tests.fixpoint.strategies import NODES, all_graphs, apply_change, changes, graphs, reachable
 
-Graph = tuple[frozenset[int], frozenset[Edge]]
+Graph = tuple[frozenset[Elem], frozenset[Edge]]
 DOMAIN = range(NODES)
 
 

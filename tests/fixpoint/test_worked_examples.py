@@ -9,11 +9,19 @@ from reference.fixpoint import worked_example as W
 from reference.fixpoint.algorithms import Config, State, Work, cascade, contract, lost_support
 from reference.fixpoint.correctness import check_rank_invariant
 from reference.fixpoint.formal_definitions import bfs_rank
-from reference.fixpoint.general_pattern import graph_operator, live_set, lookup, predecessors, successors
+from reference.fixpoint.general_pattern import (
+    Edge,
+    Elem,
+    graph_operator,
+    live_set,
+    lookup,
+    predecessors,
+    successors,
+)
 from reference.fixpoint.managed import ManagedFixpoint
 
 
-def made(roots: tuple[str, ...], edges: tuple[tuple[str, str], ...]) -> ManagedFixpoint:
+def made(roots: tuple[str, ...], edges: tuple[Edge, ...]) -> ManagedFixpoint:
     m, _ = ManagedFixpoint.make(roots, edges)
     return m
 
@@ -50,15 +58,15 @@ def test_4_3_contraction_removing_an_edge() -> None:
     assert {x: m2.ranks[x] for x in "RABCEF"} == {"R": 0, "A": 1, "B": 2, "C": 3, "E": 1, "F": 2}
 
 
-def _phase1(roots: tuple[str, ...], edges: tuple[tuple[str, str], ...],
-            removed: tuple[tuple[str, str], ...]) -> tuple[State, Config, tuple[str, ...], frozenset[str]]:
+def _phase1(roots: tuple[str, ...], edges: tuple[Edge, ...],
+            removed: tuple[Edge, ...]) -> tuple[State, Config, tuple[Elem, ...], frozenset[Elem]]:
     """Run phase 1 alone on the paper's graph: (state, config', worklist, dying)."""
     m = made(roots, edges)
     after = tuple(e for e in edges if e not in removed)
     config = Config(frozenset(roots), lookup(successors(after)), lookup(predecessors(after)))
     worklist, _ = lost_support(m.state, (), removed)
     dying, _, _ = cascade(m.state, config, worklist)
-    return m.state, config, worklist, dying  # type: ignore[return-value]
+    return m.state, config, worklist, dying
 
 
 @pytest.mark.spec("FIX-EX-4.4", evidence="example")
@@ -78,8 +86,8 @@ def test_4_4_without_rank_check_the_cycle_survives() -> None:
     worklist cascade in which any live deriver counts (plain derivation counting)."""
     state, config, worklist, _ = _phase1(W.CYCLE_ROOTS, W.CYCLE_EDGES, (("R", "A"),))
     live = set(state.current)
-    worklist_ = list(worklist)
-    dying: set[str] = set()
+    worklist_: list[Elem] = list(worklist)
+    dying: set[Elem] = set()
     assert config.step_inv is not None
     while worklist_:
         x = worklist_.pop()
@@ -87,7 +95,7 @@ def test_4_4_without_rank_check_the_cycle_survives() -> None:
             continue
         if not any(y in live and y not in dying for y in config.step_inv(x)):
             dying.add(x)
-            worklist_.extend(config.step_fwd(x))  # type: ignore[arg-type]
+            worklist_.extend(config.step_fwd(x))
     assert dying == frozenset()  # A is "supported" by B and B by A: the cycle survives
     assert live_set(W.CYCLE_ROOTS, (("A", "B"), ("B", "A"))) == {"R"}  # though unreachable
 
