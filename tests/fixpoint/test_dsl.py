@@ -88,6 +88,7 @@ def test_derived_decomposition_equals_the_denotation(program: Lfp, db: Database,
 
 @pytest.mark.spec("FIX-CLAIM-DSL-DERIVED", evidence="example")
 @pytest.mark.spec("FIX-EX-2", evidence="example")
+@pytest.mark.spec("FIX-DEC-DSL", evidence="example", part="derived-decomposition")
 def test_example_2_dce_in_the_dsl() -> None:
     """stepFromDelta(Δ) = join(edges, Δ, (u, v) ↦ v) on §4.1's graph."""
     db = {"roots": frozenset({"R"}), "edges": frozenset({("R", "A"), ("A", "B"), ("A", "D"),
@@ -159,3 +160,17 @@ def test_section_6_programs() -> None:
                                     "flows": frozenset({("p", "q"), ("q", "r")})},
                       [Edit(removed={"flows": frozenset({("p", "q")})})])
     assert pts == [{("p", "O1"), ("q", "O1"), ("r", "O1"), ("r", "O2")}, {("p", "O1"), ("r", "O2")}]
+
+
+@pytest.mark.spec("FIX-DEC-DSL", evidence="example", part="edit-delta-exact")
+def test_edit_delta_follows_the_tape_through_two_joins() -> None:
+    """main --calls--> s3 has no target: adding one changes stepFwd(main) by
+    exactly (main, k), found through main's re-recorded tape."""
+    calls = frozenset({("main", "s1")})
+    targets = frozenset({("s1", "f")})
+    state, _ = DslFixpoint.make(P.CALL_GRAPH, {"entry": frozenset({"main"}), "calls": calls, "targets": targets})
+    state, update = state.apply(Edit(added={"calls": frozenset({("main", "s3")})}))
+    assert update.added == frozenset() and ("targets", "s3") in state.probes
+    _, _, delta, affected = state.step_delta(Edit(added={"targets": frozenset({("s3", "k")})}))
+    assert delta.added_to_step == (("main", "k"),) and delta.removed_from_step == ()
+    assert affected == {"main"}

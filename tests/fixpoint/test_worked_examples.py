@@ -4,6 +4,8 @@ the paper's text), and §3.2.3's claims about cycles."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reference.fixpoint import worked_example as W
 from reference.fixpoint.algorithms import Config, State, Work, cascade, contract, lost_support
@@ -19,6 +21,7 @@ from reference.fixpoint.general_pattern import (
     successors,
 )
 from reference.fixpoint.managed import ManagedFixpoint
+from tests.fixpoint.strategies import graphs
 
 
 def made(roots: tuple[str, ...], edges: tuple[Edge, ...]) -> ManagedFixpoint:
@@ -147,3 +150,38 @@ def test_4_6_summary() -> None:
     assert u.removed == {"A", "B"}
     m, u = made(W.STALE_ROOTS, W.STALE_EDGES).apply(W.STALE_CHANGE)
     assert "B" in m.current and u.work.rederivation.elements_visited == 1
+
+
+def counting_cascade_survivors(m: ManagedFixpoint, removed: Edge) -> frozenset[Elem]:
+    """Contraction without the rank check: x survives if any live deriver remains."""
+    edges = m.edges - {removed}
+    preds = predecessors(edges)
+    dying: set[Elem] = set()
+    worklist: list[Elem] = [removed[1]]
+    while worklist:
+        x = worklist.pop()
+        if x in dying or x in m.roots or x not in m.current:
+            continue
+        if not any(y in m.current and y not in dying for y in preds.get(x, ())):
+            dying.add(x)
+            worklist.extend(successors(edges).get(x, ()))
+    return m.current - dying
+
+
+@pytest.mark.spec("FIX-CLAIM-3.2.3", evidence="property", part="with-rank-check")
+@pytest.mark.spec("FIX-CLAIM-3.2.3", evidence="property", part="without-rank-check")
+@given(graphs(), st.integers(1, 5))
+def test_unreachable_cycles_die_only_with_the_rank_check(g: tuple[frozenset[Elem], frozenset[Edge]],
+                                                         length: int) -> None:
+    """Any random graph plus a cycle k0 -> ... -> k{n-1} -> k0 (self loop when n = 1)
+    entered only through root -> k0: cutting that edge kills the cycle under the
+    rank check, and plain counting keeps it alive."""
+    roots, edges = g
+    cycle = [f"k{i}" for i in range(length)]
+    ring = {(cycle[i], cycle[(i + 1) % length]) for i in range(length)}
+    entry: Edge = ("root", "k0")
+    m, _ = ManagedFixpoint.make(roots | {"root"}, edges | ring | {entry})
+    assert set(cycle) <= m.current
+    m2, update = m.remove_edge(*entry)
+    assert not set(cycle) & m2.current and set(cycle) <= update.removed
+    assert set(cycle) <= counting_cascade_survivors(m, entry)
