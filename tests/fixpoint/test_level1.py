@@ -16,9 +16,11 @@ from reference.fixpoint.general_pattern import (
     graph_operator,
     lfp,
     lookup,
+    predecessors,
     successors,
 )
 from reference.fixpoint.level1 import FullFixpoint, SimpleFixpoint, StepDelta, derived_inverse
+from reference.fixpoint.managed import Change
 from reference.fixpoint.required_properties import (
     check_additive,
     check_delta_accuracy,
@@ -55,6 +57,21 @@ def test_full_api_with_derived_step_inv_matches_lfp(g: Graph, batches: list[obje
         assert update.added == truth - before and update.removed == before - truth
         # the maintained index is exactly {x ∈ current | y ∈ stepFwd(x)}
         assert dict(fx.derived or {}) == derived_inverse(fx.current, lookup(successors(edges)))
+
+
+@pytest.mark.spec("FIX-REM-1", evidence="property")
+@given(graphs(), st.lists(changes(), max_size=4))
+def test_full_api_with_user_step_inv_matches_lfp(g: Graph, batches: list[Change]) -> None:
+    """Full API, stepInv provided by the user (predecessors)."""
+    roots, edges = g
+    fx, _ = FullFixpoint.make(roots, lookup(successors(edges)), lookup(predecessors(edges)))
+    assert fx.derived is None
+    for change in batches:
+        new = apply_change(roots, edges, change)
+        fx, _ = fx.apply_delta(lookup(successors(new[1])), delta_of((roots, edges), new),
+                               lookup(predecessors(new[1])))
+        roots, edges = new
+        assert fx.current == reachable(roots, edges)
 
 
 @pytest.mark.spec("FIX-REM-1", evidence="example")
