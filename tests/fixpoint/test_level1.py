@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from reference.fixpoint.correctness import check_rank_invariant
 from reference.fixpoint.general_pattern import (
     Edge,
     Elem,
@@ -42,6 +43,7 @@ def delta_of(old: Graph, new: Graph) -> StepDelta:
 
 
 @pytest.mark.spec("FIX-REM-1", evidence="property")
+@pytest.mark.spec("FIX-DEC-RANK-INVARIANT", evidence="property")
 @given(graphs(), st.lists(changes(), max_size=4))
 def test_full_api_with_derived_step_inv_matches_lfp(g: Graph, batches: list[object]) -> None:
     """Full API, stepInv built from stepFwd and maintained (§3.1.2 note)."""
@@ -55,6 +57,7 @@ def test_full_api_with_derived_step_inv_matches_lfp(g: Graph, batches: list[obje
         truth = reachable(roots, edges)
         assert fx.current == truth
         assert update.added == truth - before and update.removed == before - truth
+        assert check_rank_invariant(fx.state, fx.config)
         # the maintained index is exactly {x ∈ current | y ∈ stepFwd(x)}
         assert dict(fx.derived or {}) == derived_inverse(fx.current, lookup(successors(edges)))
 
@@ -72,6 +75,7 @@ def test_full_api_with_user_step_inv_matches_lfp(g: Graph, batches: list[Change]
                                lookup(predecessors(new[1])))
         roots, edges = new
         assert fx.current == reachable(roots, edges)
+        assert check_rank_invariant(fx.state, fx.config)
 
 
 @pytest.mark.spec("FIX-REM-1", evidence="example")
