@@ -189,8 +189,13 @@ def check_reducer(
     def remove_lifted(a: A | None, v: V) -> A | None:
         return None if a is None else R.remove(a, v)
 
-    for name, star in (("add", R.add), ("remove", remove_lifted)):
-        verdict = check_pairwise_commutative(star, accumulators, values, exhaustive=exhaustive)
+    lifted: list[A | None] = list(accumulators)
+    verdicts = {
+        "add": check_pairwise_commutative(R.add, accumulators, values, exhaustive=exhaustive),
+        "remove": check_pairwise_commutative(remove_lifted, lifted, values,
+                                             exhaustive=exhaustive),
+    }
+    for name, verdict in verdicts.items():
         if not verdict.holds:
             return fails("SKIP-DEF-6", verdict.searched, verdict.cases, operation=name,
                          **dict(verdict.counterexample or {}))
