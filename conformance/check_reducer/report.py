@@ -65,6 +65,9 @@ def render(report: dict[str, Any]) -> str:
                 f"  Δ⁺     = {_map(w['delta_plus'])}",
                 f"  recompute   reduce_R(C • Δ)(k)             = {w['recomputed']}",
                 f"  incremental update_R(reduce_R(C)(k), Δ, k) = {w['incremental']}"]
+    if any(line["status"] == "error" for line in report["lines"]):
+        out += ["", "The reducer raised (or hung) on an input of the declared domains: fix it, or "
+                "narrow the domain (--values/--acc) to the inputs it is meant for."]
     if report.get("partial"):
         out += ["", "remove declines on some inputs (partial reducer): a declined instance is "
                 "recomputed by the runtime, so only the answers remove does give were checked."]

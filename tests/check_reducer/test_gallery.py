@@ -28,7 +28,7 @@ def check(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dic
 
 
 def _id(example: dict[str, Any]) -> str:
-    return example["target"] + ("+tolerance" if "--rel-tol" in example["args"] else "")
+    return str(example["target"]) + ("+tolerance" if "--rel-tol" in example["args"] else "")
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[_id(e) for e in EXAMPLES])
