@@ -75,7 +75,7 @@ def render(report: dict[str, Any]) -> str:
     for line in report["lines"]:
         out.append(f"  {line['id']} [{line['key']}]")
         for e in line["engines"]:
-            counts = (f"{e['cases']} cases, " if e["cases"] else "") + (
+            counts = (f"{e['cases']} instances, " if e["cases"] else "") + (
                 f"{e['declined']} declined, " if e["declined"] else "")
             tag = "decided: " if e["decided"] else ""
             out.append(f"    {e['engine']:<10} {e['status']:<7} {tag}{e['searched']} "

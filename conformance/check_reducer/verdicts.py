@@ -40,8 +40,9 @@ class LawVerdict:
     explanation: list[str] = field(default_factory=list)
 
 
-def _size(f: Finding) -> int:
-    return len(repr(sorted(f.args.items())))
+def _size(f: Finding) -> tuple[int, str]:
+    shown = repr(sorted(f.args.items()))
+    return len(shown), shown
 
 
 def combine(law: Law, results: Sequence[EngineResult]) -> LawVerdict:
@@ -117,29 +118,40 @@ def reachable_within(problem: Problem, depth: int) -> set[Any] | None:
     return found
 
 
+def _reachability(problem: Problem, a: Any) -> str:
+    closure = reachable(problem, problem.values.sample()) if problem.values.is_finite else None
+    if closure is not None:
+        where = "is" if a in closure else "is NOT"
+        return (f"a = {a!r} {where} reachable (the closure of ι under ⊕ over the finite V, "
+                f"{len(closure)} accumulators, was computed).")
+    depth = problem.bounds.bag
+    near = reachable_within(problem, depth)
+    if near is None:
+        return "Whether a is reachable was not determined."
+    where = "is among" if a in near else "is not among"
+    return (f"a = {a!r} {where} the accumulators reachable with <= {depth} values from the "
+            "value sample (reachability in general is not decided).")
+
+
 def stronger_law_explanation(problem: Problem, verdict: LawVerdict,
                              def11: LawVerdict | None) -> list[str]:
     """For a reducer incrementally correct within the search that breaks a stronger law."""
-    if verdict.status != "fails" or def11 is None or def11.status != "holds" or verdict.finding is None:
+    finding = verdict.finding
+    if verdict.status != "fails" or def11 is None or def11.status != "holds" or finding is None:
         return []
-    a = verdict.finding.args.get("a")
     lines = [f"Incrementally correct within the search (SKIP-DEF-11 holds there), but "
-             f"{verdict.law.spec_id} fails at the accumulator a = {a!r}."]
-    closure = reachable(problem, problem.values.sample()) if problem.values.is_finite else None
-    if closure is not None:
-        where = "IS" if a in closure else "is NOT"
-        lines.append(f"a {where} reachable: the closure of ι under ⊕ over the finite V "
-                     f"({len(closure)} accumulators) was computed.")
+             f"{verdict.law.spec_id} fails: it asks more than incremental correctness needs."]
+    sides = finding.sides or {}
+    a = finding.args.get("a")
+    if verdict.law.key == "def7-skipdoc" and sides.get("add(remove(accum, v), v)", a) != a:
+        lines.append("The failing equation is accum = add(remove(accum, v), v): it removes v from "
+                     "an accumulator that need not hold it. A runtime only removes values the "
+                     "collection holds (Δ⁻(k) ⊆ C(k), SKIP-DEF-8), so it never does this.")
     else:
-        depth = problem.bounds.bag
-        near = reachable_within(problem, depth)
-        if near is not None:
-            where = "is among" if a in near else "is not among"
-            lines.append(f"a {where} the accumulators reachable with <= {depth} values from the "
-                         f"value sample (reachability in general is not decided).")
-    lines.append("A runtime only ever applies ⊖ to accumulators it built with ⊕ from ι; an "
-                 "engine that starts from an arbitrary accumulator (or one restored from elsewhere) "
-                 "would be wrong here.")
+        lines.append(_reachability(problem, a))
+        lines.append("A runtime only applies ⊖ to accumulators it built with ⊕ from ι; one that "
+                     "starts from an arbitrary accumulator (or one restored from elsewhere) "
+                     "would be wrong here.")
     return lines
 
 
