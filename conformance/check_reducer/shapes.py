@@ -132,7 +132,8 @@ def load_reducer(target: str) -> Reducer[Any, Any]:
 class Inferred:
     values: Domain | None
     accumulators: Domain | None
-    how: str  # where the domains came from, for the report
+    values_how: str  # where each domain came from, for the report
+    accumulators_how: str
 
 
 def _hints(fn: Callable[..., Any]) -> list[Any]:
@@ -154,13 +155,8 @@ def infer_domains(R: Reducer[Any, Any]) -> Inferred:
     r_acc, r_value, _ = _hints(R.remove)
     value = domain_of_type(value_hint) or domain_of_type(r_value)
     acc = domain_of_type(acc_hint) or domain_of_type(ret_hint) or domain_of_type(r_acc)
-    how = []
-    if value is not None:
-        how.append("values from the type hints of add/remove")
-    if acc is not None:
-        how.append("accumulators from the type hints of add/remove")
-    else:
+    acc_how = "from the type hints of add/remove"
+    if acc is None:
         acc = domain_of_value(R.initial)
-        if acc is not None:
-            how.append(f"accumulators from the type of initial ({type(R.initial).__name__})")
-    return Inferred(value, acc, "; ".join(how))
+        acc_how = f"from the type of initial ({type(R.initial).__name__})"
+    return Inferred(value, acc, "from the type hints of add/remove", acc_how)

@@ -87,10 +87,12 @@ def settle_domains(job: Job, R: Any) -> tuple[Domain, Domain, str]:
         how.append("accumulators given (--acc)")
     if values is None or accs is None:
         inferred = infer_domains(R)
-        if inferred.how:
-            how.append(inferred.how)
-        values = values or inferred.values
-        accs = accs or inferred.accumulators
+        if values is None and inferred.values is not None:
+            values = inferred.values
+            how.append(f"values inferred: {inferred.values_how}")
+        if accs is None and inferred.accumulators is not None:
+            accs = inferred.accumulators
+            how.append(f"accumulators inferred: {inferred.accumulators_how}")
     missing = [what for what, d in (("value", values), ("accumulator", accs)) if d is None]
     if missing or values is None or accs is None:
         raise UsageError(
