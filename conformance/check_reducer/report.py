@@ -47,6 +47,7 @@ def render(report: dict[str, Any]) -> str:
     bad = [line for line in report["lines"] if line["status"] in ("fails", "error")]
     if bad:
         out += ["", "Counterexamples (minimal: smallest-first enumeration or shrunk by Hypothesis)"]
+    shown_notes: set[str] = set()
     for line in bad:
         ce = line["counterexample"]
         args = ", ".join(f"{k} = {v}" for k, v in ce["args"].items())
@@ -56,7 +57,11 @@ def render(report: dict[str, Any]) -> str:
             out.append(f"    the reducer raised {ce['error']}")
         for name, value in (ce["sides"] or {}).items():
             out.append(f"    {name} = {value}")
-        out += [f"    note: {text}" for text in line["explanation"]]
+        repeated = [text for text in line["explanation"] if text in shown_notes]
+        out += [f"    note: {text}" for text in line["explanation"] if text not in shown_notes]
+        if repeated:
+            out.append(f"    note: {len(repeated)} more as above")
+        shown_notes.update(line["explanation"])
     w = report.get("theorem2_witness")
     if w:
         out += ["", f"Theorem 2 witness (SKIP-THM-2; {w['source']}):",

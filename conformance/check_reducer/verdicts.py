@@ -10,6 +10,7 @@ searched.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -91,6 +92,9 @@ def float_explanation(problem: Problem, law: Law, finding: Finding) -> list[str]
     exact_args = {k: _to_exact(v) for k, v in finding.args.items()}
     status, _ = evaluate(exact_problem, law, exact_args)
     sides = list(finding.sides.values())
+    if any(isinstance(x, float) and math.isnan(x) for x in sides):
+        return ["NaN != NaN: a side is NaN, so the equality fails whatever the reducer does. "
+                "The default float domain excludes NaN (use 'float' rather than 'float[nan,...]')."]
     lines = ["float rounding: IEEE-754 addition and multiplication round every result, so "
              "they are not associative ((a + x) + y may differ from (a + y) + x)."]
     if status == "holds":

@@ -31,6 +31,7 @@ from conformance.check_reducer.verdicts import (
 )
 
 ENGINES = ("exhaustive", "hypothesis", "crosshair")
+REPORT_FORMAT = "incspec-check-reducer/1"  # the --json format's name and version
 
 
 @dataclass(frozen=True)
@@ -187,6 +188,7 @@ def search(job: Job) -> dict[str, Any]:
     lines = all_verdicts(problem, results)
     witness = theorem2_witness(problem, lines)
     return {
+        "format": REPORT_FORMAT,
         "target": job.target,
         "reducer": R.name,
         "domains": {"values": {"spec": values.spec, "description": values.description},
