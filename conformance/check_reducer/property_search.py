@@ -13,7 +13,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, find, settings
 from hypothesis import strategies as st
-from hypothesis.errors import NoSuchExample
+from hypothesis.errors import FailedHealthCheck, NoSuchExample, Unsatisfiable
 
 from conformance.check_reducer.laws import LAWS, Law
 from conformance.check_reducer.search import (
@@ -71,6 +71,10 @@ def check_law(law: Law, problem: Problem, examples: int, seed: int) -> EngineRes
     except NoSuchExample:
         return EngineResult("hypothesis", law.key, "holds", searched, counts["cases"],
                             counts["declined"], False, clock.seconds())
+    except (Unsatisfiable, FailedHealthCheck) as exc:
+        return EngineResult("hypothesis", law.key, "skipped", searched, counts["cases"],
+                            counts["declined"], False, clock.seconds(),
+                            notes=[f"Hypothesis could not search: {type(exc).__name__}: {exc}"])
     except _Abort:
         return EngineResult("hypothesis", law.key, "raised", searched, counts["cases"],
                             counts["declined"], False, clock.seconds(), timed_out[0],

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import conformance
-from conformance.check_reducer.worker import Job
+from conformance.check_reducer.worker import Job, error_report
 
 
 def _python_path() -> str:
@@ -71,5 +71,3 @@ def run_job(job: Job, timeout: float) -> dict[str, Any]:
         return report
 
 
-def error_report(target: str, kind: str, message: str) -> dict[str, Any]:
-    return {"target": target, "exit_status": 2, "error": {"kind": kind, "message": message}}

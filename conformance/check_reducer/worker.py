@@ -149,6 +149,25 @@ def _witness(w: Witness | None) -> dict[str, Any] | None:
             "source": w.source}
 
 
+def error_report(target: str, kind: str, message: str) -> dict[str, Any]:
+    """The report when no verdict could be reached (exit status 2)."""
+    return {"format": REPORT_FORMAT, "target": target, "exit_status": 2,
+            "error": {"kind": kind, "message": message}}
+
+
+def sanity_check(R: Any, values: Domain) -> None:
+    """Catch the commonest slip before searching: an add that returns None (a missing
+    ``return``), which would make every law hold vacuously."""
+    for v in values.sample()[:3]:
+        try:
+            result = R.add(R.initial, v)
+        except Exception:
+            return  # the engines report it with its input
+        if result is None:
+            raise UsageError(f"add(initial, {v!r}) returned None: add must return the new "
+                             "accumulator (is a return statement missing?)")
+
+
 def exit_status(lines: Mapping[str, LawVerdict]) -> int:
     statuses = {v.status for v in lines.values()}
     return 2 if "error" in statuses else 1 if "fails" in statuses else 0
@@ -167,8 +186,9 @@ def search(job: Job) -> dict[str, Any]:
     try:
         R = load_reducer(job.target)
         values, accs, how = settle_domains(job, R)
+        sanity_check(R, values)
     except (TargetError, UsageError) as exc:
-        return {"target": job.target, "exit_status": 2, "error": {"kind": "usage", "message": str(exc)}}
+        return error_report(job.target, "usage", str(exc))
     equality = Equality(job.rel_tol, job.abs_tol)
     problem = Problem(R, values, accs, equality,
                       Bounds(job.bag, job.exhaustive_total, job.exhaustive_cap), job.call_timeout)
@@ -215,9 +235,8 @@ def main(argv: list[str]) -> int:
     try:
         report = search(job)
     except MemoryError:
-        report = {"target": job.target, "exit_status": 2,
-                  "error": {"kind": "memory", "message": f"the search ran out of memory "
-                            f"(limit {job.memory_mb} MB)"}}
+        report = error_report(job.target, "memory",
+                              f"the search ran out of memory (limit {job.memory_mb} MB)")
     finally:
         sys.stdout = real_stdout
     with open(job.result_file, "w", encoding="utf-8") as out:

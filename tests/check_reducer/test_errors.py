@@ -109,3 +109,8 @@ def test_unknown_engine_and_bad_option(capsys: pytest.CaptureFixture[str]) -> No
     assert main(["x.py:r", "--engines", "oracle"]) == 2
     assert main(["x.py:r", "--examples", "many"]) == 2
     capsys.readouterr()
+
+
+def test_an_add_that_returns_none_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    status, report = run([f"{BAD}:forgot_return", *QUICK], capsys)
+    assert status == 2 and "add must return the new accumulator" in report["error"]["message"]
