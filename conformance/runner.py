@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TextIO
 
 from conformance import reports
-from conformance.adapters.subprocess_impl import SubprocessImplementation
+from conformance.adapters.subprocess_impl import ProtocolError, SubprocessImplementation
 from conformance.execute import Backend, Expectations, InProcess, Outcome, execute, exit_status
 from conformance.implementations import SHORT_NAMES, ImplementationNotFound, resolve
 from conformance.loader import CaseFileError, Filter, load_cases, select
@@ -112,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     show = None if args.no_progress else progress_printer(len(cases), sys.stderr)
     try:
         hs, outcomes = execute(backend, cases, expectations, show)
+    except ProtocolError as exc:
+        print(f"incspec conform: the implementation did not start: {exc}", file=sys.stderr)
+        return 2
     finally:
         backend.close()
     write_reports(args.report or [], lambda fmt: reports.FORMATS[fmt](hs, outcomes), sys.stdout)

@@ -139,6 +139,23 @@ def operational(steps: Sequence[Mapping[str, Any]]) -> list[Observation]:
     return _trace(steps, _incremental)
 
 
+def expectations(steps: Sequence[Mapping[str, Any]]) -> tuple[list[Observation], list[list[Observation]]]:
+    """The expected observations of a trace and its acceptable alternatives.
+
+    For a reducer whose incremental maintenance equals the recompute (well-formed,
+    possibly declining) there is one answer, :func:`denotational`. For an ill-formed
+    reducer an engine may also follow Definition 10 (:func:`operational`) or refuse
+    the reducer when it is declared (``ill-formed-reducer``).
+    """
+    expected = denotational(steps)
+    declared = steps[0].get("reducer") if steps and steps[0].get("op") == "declare" else None
+    spec = reducers.REDUCERS.get(declared) if isinstance(declared, str) else None
+    if spec is None or spec.well_formed:
+        return expected, []
+    alternatives = [operational(steps)] if operational(steps) != expected else []
+    return expected, [*alternatives, [_error("ill-formed-reducer")]]
+
+
 def delta_size(step: Mapping[str, Any]) -> int:
     """|Δ⁻| + |Δ⁺|, counting multiplicity: the reducer calls SKIP-THM-3 allows for a total reducer."""
     d = delta_of(step)
