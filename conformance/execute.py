@@ -99,6 +99,9 @@ def judge(case: Case, result: CaseResult) -> tuple[str, str, str]:
     observations = list(result.observations)
     if not all(isinstance(o, Mapping) for o in observations):
         return "errored", "", "observations must be JSON objects"
+    refused = next((i for i, o in enumerate(observations) if o.get("error") == "unsupported"), None)
+    if refused is not None:
+        return "skipped", "", f"step {refused}: the implementation reports the operation unsupported"
     difference = judge_semantics(case, observations)
     cost = judge_cost(case, observations)
     if difference:

@@ -1,28 +1,35 @@
 """The named reducers a ``reduce`` case may declare: the suite's vocabulary.
 
-An implementation in any language implements these by name; their meaning is
-fixed here, in words and in code (the Python :class:`reference.reduce.Reducer`
-the oracle uses). Values are JSON integers unless said otherwise.
+An implementation in any language implements these by name. Their meaning is
+fixed by the reference's registry of built-in reducers
+(:mod:`reference.skip.builtins`, SKIP-DEC-BUILTINS), restricted to those whose
+values and accumulators are JSON integers, plus one reducer the suite adds:
 
-=================  =======  ==========================  ===================================  ==========
-name               ι        a ⊕ v                       a ⊖ v                                well-formed
-=================  =======  ==========================  ===================================  ==========
-``sum``            0        a + v                       a - v                                yes
-``count``          0        a + 1 (any JSON value v)    a - 1                                yes
-``min``            null     min(a, v) (null = +∞)       declines (null) if v <= a, else a    partial
-``max``            null     max(a, v) (null = -∞)       declines (null) if v >= a, else a    partial
-``saturating-sum`` 0        min(cap, a + v)             a - v                                no
-``sloppy-max``     null     max(a, v)                   a (never declines)                   no
-=================  =======  ==========================  ===================================  ==========
+=======================  ====  =========================  ================================  ============
+name                     ι     a ⊕ v                      a ⊖ v                             maintenance
+=======================  ====  =========================  ================================  ============
+``sum``                  0     a + v                      a - v                             well-formed
+``count``                0     a + 1 (any JSON value v)   a - 1                             well-formed
+``xor``                  0     a ^ v                      a ^ v                             well-formed
+``sum_monus_int``        0     a + v (v >= 0)             max(a - v, 0)                     well-formed
+``min``                  +∞    min(a, v)                  declines if v <= a, else a        declining
+``max``                  -∞    max(a, v)                  declines if v >= a, else a        declining
+``sum_bad_remove``       0     a + v                      a - 2v                            ill-formed
+``min_never_declines``   +∞    min(a, v)                  a                                 ill-formed
+``min_declines_below``   +∞    min(a, v)                  declines if v < a, else a         ill-formed
+``saturating_sum``       0     min(cap, a + v) (v >= 0)   a - v                             ill-formed
+=======================  ====  =========================  ================================  ============
 
-``saturating-sum`` takes ``params = {"cap": int}`` and values >= 0: its ⊕ and ⊖
-are each pairwise commutative, but ⊖ is not the inverse of ⊕ once the cap is
-reached, so it is ill-formed (SKIP-DEF-7) and, by Theorem 2, some valid delta
-makes the incremental update differ from a recompute. ``sloppy-max`` is the
-"remove is a no-op" mistake.
+A *declining* remove is Skip's ``null``: the engine must then recompute the
+key from ι and ⊕ over the key's values after the delta (SKIP-DEC-PARTIAL).
+ι = ±∞ is never observed: the view only has keys with a non-empty multiset
+(SKIP-DEC-VIEW).
 
-A *declining* remove (``min``, ``max``) is Skip's ``null``: the engine must then
-recompute the key from ι and ⊕ over the key's current values.
+``saturating_sum`` (``params = {"cap": int}``) is the suite's own: its ⊕ and ⊖
+are each pairwise commutative but do not commute with each other once the cap
+is reached, so an engine that applies Δ⁺ before Δ⁻ (against SKIP-DEF-10)
+gives a different answer; it is ill-formed (SKIP-DEF-7), so by Theorem 2 some
+valid delta makes the incremental update differ from a recompute.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from reference.reduce import Reducer
+from reference.reduce import Reducer, builtin
 
 
 @dataclass(frozen=True)
@@ -39,58 +46,33 @@ class ReducerSpec:
     """A named reducer of the suite, its properties, and how to build it."""
 
     name: str
-    well_formed: bool
+    well_formed: bool  # incremental maintenance (with recompute on decline) equals recomputation
     total: bool  # remove never declines
     build: Callable[[Mapping[str, Any]], Reducer[Any, Any]]
-    features: tuple[str, ...] = ()  # features a case using it needs
+
+    @property
+    def features(self) -> tuple[str, ...]:
+        """The features a case declaring this reducer needs."""
+        return (() if self.total else ("declining-remove",)) + (
+            () if self.well_formed else ("ill-formed-reducers",))
 
 
-def _sum(_: Mapping[str, Any]) -> Reducer[Any, Any]:
-    return Reducer(0, lambda a, v: a + v, lambda a, v: a - v, name="sum")
-
-
-def _count(_: Mapping[str, Any]) -> Reducer[Any, Any]:
-    return Reducer(0, lambda a, v: a + 1, lambda a, v: a - 1, name="count")
-
-
-def _min(_: Mapping[str, Any]) -> Reducer[Any, Any]:
-    return Reducer(
-        None,
-        lambda a, v: v if a is None or v < a else a,
-        lambda a, v: None if a is None or v <= a else a,
-        name="min",
-    )
-
-
-def _max(_: Mapping[str, Any]) -> Reducer[Any, Any]:
-    return Reducer(
-        None,
-        lambda a, v: v if a is None or v > a else a,
-        lambda a, v: None if a is None or v >= a else a,
-        name="max",
-    )
+def _from_builtin(name: str) -> ReducerSpec:
+    b = builtin(name)
+    return ReducerSpec(name, not b.ill_formed, b.expected.total, lambda _params: b.reducer)
 
 
 def _saturating_sum(params: Mapping[str, Any]) -> Reducer[Any, Any]:
     cap = int(params["cap"])
-    return Reducer(0, lambda a, v: min(cap, a + v), lambda a, v: a - v, name="saturating-sum")
+    return Reducer(0, lambda a, v: min(cap, a + v), lambda a, v: a - v, name="saturating_sum")
 
 
-def _sloppy_max(_: Mapping[str, Any]) -> Reducer[Any, Any]:
-    return Reducer(None, lambda a, v: v if a is None or v > a else a, lambda a, v: a,
-                   name="sloppy-max")
-
+BUILTIN_NAMES = ("sum", "count", "xor", "sum_monus_int", "min", "max",
+                 "sum_bad_remove", "min_never_declines", "min_declines_below")
 
 REDUCERS: dict[str, ReducerSpec] = {
-    spec.name: spec
-    for spec in (
-        ReducerSpec("sum", True, True, _sum),
-        ReducerSpec("count", True, True, _count),
-        ReducerSpec("min", True, False, _min, ("declining-remove",)),
-        ReducerSpec("max", True, False, _max, ("declining-remove",)),
-        ReducerSpec("saturating-sum", False, True, _saturating_sum, ("ill-formed-reducers",)),
-        ReducerSpec("sloppy-max", False, True, _sloppy_max, ("ill-formed-reducers",)),
-    )
+    **{name: _from_builtin(name) for name in BUILTIN_NAMES},
+    "saturating_sum": ReducerSpec("saturating_sum", False, True, _saturating_sum),
 }
 
 

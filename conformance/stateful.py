@@ -38,7 +38,8 @@ VALUES = st.integers(min_value=0, max_value=5)
 NODES = ("r", "s", "a", "b", "c", "d")
 DEFAULT_STEPS = 12
 #: The reducers the machine declares (name, params): well-formed, declining and one ill-formed.
-PLANS: tuple[tuple[str, dict[str, Any]], ...] = (("sum", {}), ("count", {}), ("min", {}), ("max", {}), ("saturating-sum", {"cap": 8}))
+PLANS: tuple[tuple[str, dict[str, Any]], ...] = (("sum", {}), ("count", {}), ("min", {}), ("max", {}), ("saturating_sum", {"cap": 8}),
+         ("sum_bad_remove", {}))
 
 #: steps -> (expected observations, alternative expectation sequences)
 Oracle = Callable[[Sequence[Mapping[str, Any]]], tuple[list[dict[str, Any]], list[list[dict[str, Any]]]]]

@@ -40,12 +40,13 @@ def trace(rng: random.Random) -> list[dict[str, Any]]:
 
 
 def _case(slug: str, description: str, steps: list[dict[str, Any]], cost: bool = False) -> Case:
+    cites = ["FIX-DEF-1", "FIX-DEC-BATCH", "FIX-THM-1", "FIX-THM-2"] + (["FIX-CLAIM-COMPLEXITY"] if cost else [])
     expected = oracle.denotational(steps)
     bounds = oracle.cost_bounds(steps) if cost else [{}] * len(steps)
     full = []
     for step, exp, bound in zip(steps, expected, bounds, strict=True):
         full.append({**step, "expect": exp, **({"cost": bound} if bound else {})})
-    return new_case("fixpoint", slug, description, {}, full, source="generated")
+    return new_case("fixpoint", slug, description, {}, full, source="generated", cites=cites)
 
 
 def chain_cases() -> Iterator[Case]:
