@@ -164,7 +164,8 @@ class ReferenceImplementation:
         return engine
 
     def zset_engine(self) -> ZSetEngine | None:
-        return None
+        engine: ZSetEngine | None = _engine("reference_zset", "ReferenceZSetEngine")
+        return engine
 
     def stream_engine(self) -> StreamEngine | None:
         return None

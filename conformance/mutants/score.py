@@ -28,11 +28,17 @@ def run_mutant(mutant: Mutant, cases: Sequence[Case]) -> Kill:
 
 
 def kill_score(cases: Sequence[Case], mutants: Sequence[Mutant] | None = None) -> list[Kill]:
-    return [run_mutant(m, cases) for m in (mutants if mutants is not None else all_mutants())]
+    """The mutants whose area has cases in ``cases``, each run against those cases."""
+    areas = {c.area for c in cases}
+    return [run_mutant(m, cases) for m in (mutants if mutants is not None else all_mutants())
+            if m.area in areas]
 
 
 def main(cases: Sequence[Case], out: TextIO) -> int:
     kills = kill_score(cases)
+    if not kills:
+        out.write("no mutant has cases of its area in the selection\n")
+        return 1
     width = max(len(k.mutant.name) for k in kills)
     for k in kills:
         verdict = "KILLED" if k.killed else "SURVIVED"

@@ -70,3 +70,12 @@ def test_hand_written_fixpoint_cases_agree_with_the_oracle(case: Case) -> None:
     steps = [s.to_json(with_expectations=False) for s in case.steps]
     expected = fixpoint_oracle.denotational(steps)
     assert [semantic("fixpoint", s.expect) for s in case.steps] == [semantic("fixpoint", e) for e in expected]
+
+
+@pytest.mark.parametrize("case", [c for c in HAND_WRITTEN if c.area == "zset"], ids=lambda c: c.id)
+def test_hand_written_zset_cases_agree_with_the_oracle(case: Case) -> None:
+    from conformance.oracle import zset as zset_oracle
+
+    steps = [s.to_json(with_expectations=False) for s in case.steps]
+    expected = zset_oracle.denotational(case.setup, steps)
+    assert [semantic("zset", s.expect) for s in case.steps] == [semantic("zset", e) for e in expected]
