@@ -345,7 +345,7 @@ def decide_incremental_correctness(
                              collection={KEY: M0 | D}, delta=Delta(plus={}, minus={KEY: D}),
                              key=KEY, recomputed=r, updated=back)
     return holds("SKIP-DEF-11", f"{len(reach.witnesses)} reachable accumulators x "
-                 f"{len(actions)} actions of multisets (decided)", cases, decided=True)
+                 f"{len(actions)} actions of multisets", cases, decided=True)
 
 
 # --- Theorem 2, constructively --------------------------------------------------

@@ -21,6 +21,7 @@ from reference.reduce import (
     check_remove_add_commutative,
     check_skipdoc_well_formed,
     check_well_formed,
+    decide_incremental_correctness,
     fold,
     ill_formedness_witness,
     incorrect_update,
@@ -198,6 +199,21 @@ def test_on_finite_carriers_global_implies_skipdoc(t: TinyReducer) -> None:
 
 
 # --- Theorem 2 ---------------------------------------------------------------------------
+
+
+@pytest.mark.spec("SKIP-DEF-11", evidence="example")
+def test_def_11_decided_on_finite_carriers() -> None:
+    xor = builtin("xor")  # A = 0..7 is closed under ^ with V = 0..3
+    verdict = decide_incremental_correctness(xor.reducer, range(8), xor.values)
+    assert verdict.holds and verdict.decided
+    bad = ReducerType(0, lambda a, v: (a + v) % 3, lambda a, v: (a - 2 * v) % 3)
+    failure = decide_incremental_correctness(bad, range(3), range(3))
+    assert failure.counterexample == {
+        "collection": {"k": Multiset.of(1)}, "delta": Delta(plus={}, minus={"k": Multiset.of(1)}),
+        "key": "k", "recomputed": 0, "updated": 2}
+    assert not check_incremental_correctness(bad, range(3), 1, 0).holds
+    with pytest.raises(ValueError, match="pairwise commutative"):
+        decide_incremental_correctness(builtin("affine_noncommutative").reducer, range(3), (0, 1))
 
 
 @pytest.mark.spec("SKIP-DEF-11", evidence="exhaustive")
