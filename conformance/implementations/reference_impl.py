@@ -168,7 +168,8 @@ class ReferenceImplementation:
         return engine
 
     def stream_engine(self) -> StreamEngine | None:
-        return None
+        engine: StreamEngine | None = _engine("reference_stream", "ReferenceStreamEngine")
+        return engine
 
 
 def _engine(module: str, cls: str) -> Any:

@@ -24,6 +24,7 @@ class Mutant:
 
 
 def all_mutants() -> list[Mutant]:
-    from conformance.mutants import fixpoint_mutants, reduce_mutants, zset_mutants
+    from conformance.mutants import fixpoint_mutants, reduce_mutants, stream_mutants, zset_mutants
 
-    return [*reduce_mutants.MUTANTS, *fixpoint_mutants.MUTANTS, *zset_mutants.MUTANTS]
+    return [*reduce_mutants.MUTANTS, *fixpoint_mutants.MUTANTS, *zset_mutants.MUTANTS,
+            *stream_mutants.MUTANTS]

@@ -44,7 +44,7 @@ def main(cases: Sequence[Case], out: TextIO) -> int:
         verdict = "KILLED" if k.killed else "SURVIVED"
         first = f" by {len(k.by)} case(s), e.g. {k.by[0]}" if k.by else ""
         kind = " [cost]" if k.mutant.cost_only else ""
-        out.write(f"{verdict:<8} {k.mutant.name:<{width}}{kind}  {k.mutant.fault.strip()}{first}\n")
+        out.write(f"{verdict:<8} {k.mutant.name:<{width}}{kind}  {' '.join(k.mutant.fault.split())}{first}\n")
     killed = sum(k.killed for k in kills)
     out.write(f"\nkill score: {killed}/{len(kills)}\n")
     return 0 if killed == len(kills) else 1

@@ -79,3 +79,19 @@ def test_hand_written_zset_cases_agree_with_the_oracle(case: Case) -> None:
     steps = [s.to_json(with_expectations=False) for s in case.steps]
     expected = zset_oracle.denotational(case.setup, steps)
     assert [semantic("zset", s.expect) for s in case.steps] == [semantic("zset", e) for e in expected]
+
+
+@pytest.mark.parametrize("case", [c for c in HAND_WRITTEN if c.area == "stream"], ids=lambda c: c.id)
+def test_hand_written_stream_cases_agree_with_the_oracle(case: Case) -> None:
+    from conformance.oracle import stream as stream_oracle
+
+    steps = [s.to_json(with_expectations=False) for s in case.steps]
+    expected = stream_oracle.denotational(case.setup, steps)
+    assert [semantic("stream", s.expect) for s in case.steps] == [semantic("stream", e) for e in expected]
+
+
+def test_cuts_are_every_composition() -> None:
+    from conformance.oracle.stream import cuts
+
+    assert cuts([1, 2, 3]) == [[[1, 2, 3]], [[1], [2, 3]], [[1, 2], [3]], [[1], [2], [3]]]
+    assert len(cuts(list(range(6)))) == 2 ** 5 and cuts([]) == [[]]
