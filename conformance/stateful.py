@@ -17,6 +17,7 @@ shrinking takes seconds.
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -29,6 +30,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, rule, run_sta
 from conformance import drivers, reducers
 from conformance.cases_model import Case, Step, new_case
 from conformance.compare import judge_semantics
+from conformance.generators import stream as stream_generator
+from conformance.generators import zset as zset_generator
 from conformance.protocols import EngineError, Implementation
 
 #: No "explain" phase: it replays every step variant and takes minutes on a stateful run.
@@ -41,8 +44,9 @@ DEFAULT_STEPS = 12
 PLANS: tuple[tuple[str, dict[str, Any]], ...] = (("sum", {}), ("count", {}), ("min", {}), ("max", {}), ("saturating_sum", {"cap": 8}),
          ("sum_bad_remove", {}))
 
-#: steps -> (expected observations, alternative expectation sequences)
-Oracle = Callable[[Sequence[Mapping[str, Any]]], tuple[list[dict[str, Any]], list[list[dict[str, Any]]]]]
+#: (setup, steps) -> (expected observations, alternative expectation sequences)
+Oracle = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]],
+                  tuple[list[dict[str, Any]], list[list[dict[str, Any]]]]]
 
 
 class Divergence(AssertionError):
@@ -57,12 +61,18 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "impl"
 
 
-def _observe(area: str, engine: Any, step: Mapping[str, Any]) -> dict[str, Any]:
+def _observe(area: str, engine: Any, step: Mapping[str, Any], setup: Mapping[str, Any],
+             built: list[bool]) -> dict[str, Any]:
     s = Step.from_json({**step, "expect": {}})
     try:
         if area == "reduce":
             return drivers.run_reduce(engine, s)
-        return drivers.run_fixpoint(engine, s)
+        if area == "fixpoint":
+            return drivers.run_fixpoint(engine, s)
+        holder = Case.from_json({"id": "", "area": area, "setup": setup, "steps": []})
+        if area == "zset":
+            return drivers.run_zset(engine, s, holder, built)
+        return drivers.run_stream(engine, s, holder)
     except EngineError as refusal:
         return {"error": refusal.error_class}
 
@@ -80,14 +90,16 @@ class _Differential(RuleBasedStateMachine):
         self.engine = drivers.engine_for(self.impl, self.area)
         self.steps: list[dict[str, Any]] = []
         self.observed: list[dict[str, Any]] = []
+        self.setup: dict[str, Any] = {}
+        self.built: list[bool] = []
 
     def case(self) -> Case:
-        expected, alternatives = type(self).oracle(self.steps)
+        expected, alternatives = type(self).oracle(self.setup, self.steps)
         steps = [{**s, "expect": e} for s, e in zip(self.steps, expected, strict=True)]
         name = self.impl.handshake().name
         return new_case(self.area, f"regression-{_slug(name)}",
                         f"Found by stateful differential testing against {name!r}; "
-                        "expectations from the reference oracle.", {}, steps, source="regression",
+                        "expectations from the reference oracle.", self.setup, steps, source="regression",
                         alternatives=alternatives, **self.metadata())
 
     def metadata(self) -> dict[str, Any]:
@@ -95,7 +107,7 @@ class _Differential(RuleBasedStateMachine):
 
     def do(self, step: dict[str, Any]) -> None:
         self.steps.append(step)
-        self.observed.append(_observe(self.area, self.engine, step))
+        self.observed.append(_observe(self.area, self.engine, step, self.setup, self.built))
         case = self.case()
         difference = judge_semantics(case, self.observed)
         if difference:
@@ -202,17 +214,75 @@ class FixpointMachine(_Differential):
 # --- entry points ---------------------------------------------------------------------
 
 
+# --- zset -------------------------------------------------------------------------------
+
+
+class ZSetMachine(_Differential):
+    """A program of every operator kind (the generator's), fed random versions."""
+
+    area = "zset"
+
+    @initialize(plan=st.sampled_from(range(len(zset_generator.PROGRAMS))))
+    def start(self, plan: int) -> None:
+        _, program, _, rows = zset_generator.PROGRAMS[plan]
+        self.setup = {"program": program}
+        self.rows = rows
+
+    @rule(seed=st.integers(0, 2**16))
+    def version(self, seed: int) -> None:
+        rng = random.Random(seed)
+        self.do({"op": "step", "inputs": {name: r for name, gen in self.rows.items() if (r := gen(rng))}})
+
+
+# --- stream -----------------------------------------------------------------------------
+
+
+class StreamMachine(_Differential):
+    """One input of a named processor, run under random cuts into batches (empty ones included)."""
+
+    area = "stream"
+
+    @initialize(plan=st.sampled_from(range(len(stream_generator.PLANS))), seed=st.integers(0, 2**16))
+    def start(self, plan: int, seed: int) -> None:
+        processor, params, items_of = stream_generator.PLANS[plan]
+        self.setup = {"processor": processor, "params": params}
+        self.items = items_of(random.Random(seed))
+
+    @rule(data=st.data())
+    def run(self, data: st.DataObject) -> None:
+        cut_after = data.draw(st.lists(st.integers(0, len(self.items)), max_size=len(self.items) + 2))
+        batches, start = [], 0
+        for end in sorted(cut_after):
+            batches.append(self.items[start:end])
+            start = end
+        batches.append(self.items[start:])
+        self.do({"op": "run", "batches": batches})
+
+
+# --- entry points ---------------------------------------------------------------------
+
+
 def _oracle(area: str) -> Oracle:
     if area == "reduce":
         from conformance.oracle import reduce as reduce_oracle
 
-        return reduce_oracle.expectations
-    from conformance.oracle import fixpoint as fixpoint_oracle
+        return lambda setup, steps: reduce_oracle.expectations(steps)
+    if area == "fixpoint":
+        from conformance.oracle import fixpoint as fixpoint_oracle
 
-    return lambda steps: (fixpoint_oracle.denotational(steps), [])
+        return lambda setup, steps: (fixpoint_oracle.denotational(steps), [])
+    if area == "zset":
+        from conformance.oracle import zset as zset_oracle
+
+        return lambda setup, steps: (zset_oracle.denotational(setup, steps), [])
+    from conformance.oracle import stream as stream_oracle
+
+    return lambda setup, steps: (stream_oracle.denotational(setup, steps), [])
 
 
-MACHINES: dict[str, type[_Differential]] = {"reduce": ReduceMachine, "fixpoint": FixpointMachine}
+MACHINES: dict[str, type[_Differential]] = {
+    "reduce": ReduceMachine, "fixpoint": FixpointMachine, "zset": ZSetMachine, "stream": StreamMachine,
+}
 
 
 def machine(area: str, impl: Implementation, regressions: Path) -> type[_Differential]:

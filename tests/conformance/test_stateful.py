@@ -14,9 +14,11 @@ from conformance.implementations import resolve
 from conformance.loader import load_cases
 from conformance.mutants.fixpoint_mutants import MUTANTS as FIXPOINT_MUTANTS
 from conformance.mutants.reduce_mutants import MUTANTS as REDUCE_MUTANTS
+from conformance.mutants.stream_mutants import MUTANTS as STREAM_MUTANTS
+from conformance.mutants.zset_mutants import MUTANTS as ZSET_MUTANTS
 
 
-@pytest.mark.parametrize("area", ["reduce", "fixpoint"])
+@pytest.mark.parametrize("area", ["reduce", "fixpoint", "zset", "stream"])
 def test_the_reference_agrees_with_the_oracle_on_random_traces(area: str, tmp_path: Path) -> None:
     """Examples per run: the active Hypothesis profile's (dev 50, ci 200, thorough 2000), 12 steps each."""
     found = stateful.explore(resolve("reference"), area, tmp_path,
@@ -25,8 +27,8 @@ def test_the_reference_agrees_with_the_oracle_on_random_traces(area: str, tmp_pa
     assert found is None, str(found)
 
 
-@pytest.mark.parametrize("mutant", [REDUCE_MUTANTS[1], REDUCE_MUTANTS[3], FIXPOINT_MUTANTS[1]],
-                         ids=lambda m: m.name)
+@pytest.mark.parametrize("mutant", [REDUCE_MUTANTS[1], REDUCE_MUTANTS[3], FIXPOINT_MUTANTS[1],
+                                     ZSET_MUTANTS[0], STREAM_MUTANTS[0]], ids=lambda m: m.name)
 def test_a_divergence_becomes_a_regression_case(mutant: object, tmp_path: Path) -> None:
     from conformance.mutants import Mutant
 

@@ -3,6 +3,7 @@ crash, hang or break the protocol (the runner records them and goes on)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -75,3 +76,22 @@ def test_skipped_and_errored_replies_are_reported() -> None:
         backend.close()
     assert [o.status for o in outcomes] == ["skipped", "errored"]
     assert outcomes[0].message == "not today" and outcomes[1].message == "boom"
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed: the JavaScript fixture cannot run")
+def test_conform_command_with_impl_cmd(capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.runner import main
+
+    status = main(["--impl-cmd", f"{NODE} {FIXTURES / 'node_engine.js'}", "--report", "json", "--no-progress"])
+    report = json.loads(capsys.readouterr().out)
+    assert status == 0
+    assert report["implementation"]["language"] == "javascript"
+    assert report["summary"]["total"]["fail"] == report["summary"]["total"]["errored"] == 0
+    assert report["summary"]["stream"]["unsupported"] == report["summary"]["stream"]["cases"]
+
+
+def test_an_implementation_that_does_not_start_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.runner import main
+
+    status = main(["--impl-cmd", f"{sys.executable} -c 'import sys; sys.exit(1)'", "--no-progress"])
+    assert status == 2 and "did not start" in capsys.readouterr().err
