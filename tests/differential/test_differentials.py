@@ -338,3 +338,26 @@ def test_distinct_additivity_fails_only_on_shared_or_negative_support(a: ZSet, b
     both_positive = {x for x in a.support() & b.support() if a.weight(x) > 0 and b.weight(x) > 0}
     if both_positive:
         assert distinct(a + b) != distinct(a) + distinct(b)
+
+
+@pytest.mark.spec("DD-CLAIM-DIFF-LINEAR", evidence="exhaustive")
+def test_differential_of_linear_is_linear_exhaustive() -> None:
+    """f = S_G, fb-like shift and 2·x on G = Z^{0..1}: δ(f)(x + y) = δ(f)(x) + δ(f)(y)
+    for all x, y with values in -1..1 (81 pairs each)."""
+    shift = lambda c: Stream.tabulate(c.domain, lambda t: 0 if t == 0 else c(t - 1))  # noqa: E731
+    double = lambda c: Z_N.add(c, c)  # noqa: E731
+    for f in (running_sum, shift, double):
+        df = differential(f, Z_N, Z_N)
+        for x, y in product(z_n_elements(), repeat=2):
+            assert df(Z_N.add(x, y)) == Z_N.add(df(x), df(y))
+
+
+@pytest.mark.spec("DD-CLAIM-DIFF-LINEAR", evidence="property")
+@given(st.data())
+def test_differential_of_linear_is_linear_property(data: st.DataObject) -> None:
+    """On G = A(X)^N (0..2): f = S_G and f = select^N."""
+    g = StreamGroup(ZSETS, N, (0, 1, 2))
+    x, y = data.draw(streams_in(g)), data.draw(streams_in(g))
+    for f in (g.integrate, lift(select)):
+        df = differential(f, g, g)
+        assert df(g.add(x, y)) == g.add(df(x), df(y))

@@ -11,7 +11,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from reference.algebra.zset import ZSet
-from reference.differential.builtins import BAG, INT
+from reference.differential.builtins import BAG, INT, REL
 from reference.differential.checks import check_theorem_1
 from reference.differential.language import (
     Add,
@@ -257,3 +257,26 @@ def test_theorem_1_checker_rejects_a_broken_semantics() -> None:
     assert not verdict and verdict.counterexample is not None
     assert verdict.counterexample["differential"] == Stream((0, 1, 2), (a, ZSet(), ZSet()))
     assert verdict.counterexample["expected"] == Stream((0, 1, 2), (a, -a, ZSet()))
+
+
+@pytest.mark.spec("DD-CLAIM-ITER-EQ1", evidence="property")
+@given(st.sampled_from([INT, BAG, REL]).flatmap(
+    lambda t: st.tuples(st.just(t), exprs(t, 3, (*GAMMA, ("x9", t))), exprs(t, 2, GAMMA))), environments())
+def test_iter_denotes_the_solution_of_equation_1(parts: tuple[Type, Expr, Expr], alpha: tuple[Any, ...]) -> None:
+    """D[[iter x9:σ to e in e']](α) = the causal solution of (1) with c = D[[e']](α)."""
+    from reference.differential.loops import loop_equation, n_streams, solve_causal
+
+    sigma, body, start = parts
+    sem = Semantics(SIG, HORIZON)
+    d = sem(GAMMA, Iter("x9", sigma, body, start), alpha)
+    f = lambda a: sem((*GAMMA, ("x9", sigma)), body, (*alpha, a))  # noqa: E731
+    streams = n_streams(denote_type(SIG, sigma, HORIZON), HORIZON)
+    assert solve_causal(streams, loop_equation(streams, f, sem(GAMMA, start, alpha))) == d
+
+
+@pytest.mark.spec("DD-CLAIM-ITER-EQ1", evidence="example")
+def test_iter_equation_1_example() -> None:
+    """iter x:int to square(x) + 1 in n at n = 1: 1, 2, 5 — d_0 = c, d_{n+1} = f(d_n)."""
+    e = Iter("x", INT, Add(App("square", (Var("x"),)), Var("one")), Var("n"))
+    gamma: Context = (("n", INT), ("one", INT))
+    assert Semantics(SIG, 2)(gamma, e, (1, 1)).values == (1, 2, 5)

@@ -245,3 +245,31 @@ def test_delta_s_worked_example() -> None:
     sq = lambda x: x * x  # noqa: E731
     assert streams.delta(loop_solution(streams, sq, 2)).values == (2, 2, 12, 240)
     assert delta_loop_formula(streams, sq, 2).values == (2, 2, 12, 240)
+
+
+@pytest.mark.spec("DD-CLAIM-PLUS-FB-OWN", evidence="exhaustive")
+def test_plus_and_fb_own_differentials_exhaustive() -> None:
+    """δ(+)(x, y) = x + y and δ(fb) = fb on (Z^N)^N, all pairs of streams on 0..1 of
+    elements of Z^{0..1} with values in -1..1, zero-padded to horizon 2."""
+    streams = n_streams(Z_N, 2)
+    plus = differential(lambda p: streams.add(p[0], p[1]), _pairs(streams), streams)
+    for a, b in product(Z_N_ELEMENTS, repeat=2):
+        x = Stream((0, 1, 2), (a, b, Z_N.zero()))
+        y = Stream((0, 1, 2), (b, Z_N.zero(), a))
+        assert plus((x, y)) == streams.add(x, y)
+        assert differential(lambda c: feedback(streams, c), streams, streams)(x) == feedback(streams, x)
+
+
+def _pairs(streams: StreamGroup) -> Any:
+    from reference.algebra.group import Product
+
+    return Product(streams, streams)
+
+
+@pytest.mark.spec("DD-CLAIM-PLUS-FB-OWN", evidence="property")
+@given(streams_in(n_streams(ZSETS, 3)), streams_in(n_streams(ZSETS, 3)))
+def test_plus_and_fb_own_differentials_property(x: Stream[int, ZSet], y: Stream[int, ZSet]) -> None:
+    streams = n_streams(ZSETS, 3)
+    pair = _pairs(streams)
+    assert differential(lambda p: streams.add(p[0], p[1]), pair, streams)((x, y)) == streams.add(x, y)
+    assert differential(lambda c: feedback(streams, c), streams, streams)(x) == feedback(streams, x)
