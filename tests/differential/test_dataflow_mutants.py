@@ -20,7 +20,14 @@ from reference.differential.dataflow import (
     incremental_output_deltas,
     standard_output_deltas,
 )
-from reference.differential.operators import DataflowError, Trace, Time, integrate_at, join, mobius_corners
+from reference.differential.operators import (
+    DataflowError,
+    Time,
+    Trace,
+    integrate_at,
+    join,
+    mobius_corners,
+)
 from tests.differential.dataflow_programs import input_deltas, programs
 
 
