@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import event
 from hypothesis import strategies as st
 
 from reference.algebra.zset import ZSet
@@ -155,3 +156,12 @@ def loops(draw: st.DrawFn, depth: int, iterin: bool = False) -> Expr:
     if iterin and draw(st.booleans()):
         return IterIn(x, sigma, body, draw(exprs(Streams(sigma), depth, GAMMA, iterin)))
     return Iter(x, sigma, body, draw(exprs(sigma, depth, GAMMA, iterin)))
+
+
+def record(e: Expr) -> None:
+    """Hypothesis events (``--hypothesis-show-statistics``): depth, nesting, functions."""
+    depth, nesting, used = shape(e)
+    event(f"depth {depth}")
+    event(f"iteration nesting {nesting}")
+    for f in sorted(used):
+        event(f"uses {f}")

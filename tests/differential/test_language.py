@@ -7,7 +7,7 @@ from itertools import product
 from typing import Any
 
 import pytest
-from hypothesis import event, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 from reference.algebra.zset import ZSet
@@ -46,7 +46,7 @@ from tests.differential.language_programs import (
     environments,
     exprs,
     loops,
-    shape,
+    record,
     target_types,
 )
 
@@ -168,14 +168,6 @@ def test_iter_start_reading_satisfies_theorem_1(n: int, pairs: list[tuple[int, i
 # --- Theorem 1 -----------------------------------------------------------------------------------
 
 programs = target_types().flatmap(lambda t: exprs(t, 4, GAMMA, iterin=False))
-
-
-def record(e: Expr) -> None:
-    depth, nesting, used = shape(e)
-    event(f"depth {depth}")
-    event(f"iteration nesting {nesting}")
-    for f in used:
-        event(f"uses {f}")
 
 
 @pytest.mark.spec("DD-THM-1", evidence="property", part="first")

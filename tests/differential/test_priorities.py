@@ -47,6 +47,7 @@ from tests.differential.language_programs import (
     environments,
     exprs,
     loops,
+    record,
     target_types,
 )
 
@@ -188,6 +189,7 @@ def test_iterin_denotes_the_solution_of_equation_3(
 @given(target_types().flatmap(lambda t: exprs(t, 4, GAMMA, iterin=True)), environments())
 def test_theorem_1_with_iterin(e: Expr, alpha: tuple[Any, ...]) -> None:
     """Theorem 1 (both forms) on random programs of depth <= 4 that may use iterin."""
+    record(e)
     for form in ("first", "second"):
         verdict = check_theorem_1(SIG, GAMMA, e, [alpha], HORIZON, form=form)
         assert verdict, verdict.describe()
@@ -197,6 +199,7 @@ def test_theorem_1_with_iterin(e: Expr, alpha: tuple[Any, ...]) -> None:
 @given(loops(2, iterin=True), environments())
 def test_theorem_1_with_iterin_nested(e: Expr, alpha: tuple[Any, ...]) -> None:
     """Loops (iter or iterin) with a loop in their body."""
+    record(e)
     for form in ("first", "second"):
         verdict = check_theorem_1(SIG, GAMMA, e, [alpha], HORIZON, form=form)
         assert verdict, verdict.describe()
