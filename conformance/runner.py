@@ -35,7 +35,8 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="incspec conform", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     who = p.add_mutually_exclusive_group()
-    who.add_argument("--impl", help=f"module:attr, or a short name ({', '.join(SHORT_NAMES)})")
+    who.add_argument("--impl", help=f"module:attr, a short name ({', '.join(SHORT_NAMES)}), "
+                                    "or mutant/NAME")
     who.add_argument("--impl-cmd", help="a command speaking the JSON-lines protocol")
     who.add_argument("--mutants", action="store_true", help="run the suite against every mutant; print the kill score")
     p.add_argument("--area", action="append", choices=AREAS, default=[], help="only this area (repeatable)")
@@ -47,6 +48,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=10.0, help="seconds per case (subprocess)")
     p.add_argument("--report", action="append", default=[], metavar="FORMAT[:PATH]",
                    help="json, markdown or junit, to stdout or PATH (repeatable); default: a table")
+    p.add_argument("--explore", type=Path, metavar="DIR",
+                   help="instead of the cases: stateful differential testing of an in-process --impl; "
+                        "each divergence is shrunk and written as a regression case under DIR")
+    p.add_argument("--examples", type=int, default=100, help="state-machine runs per area (--explore)")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("-v", "--verbose", action="store_true", help="list every case that did not pass")
     return p
@@ -80,6 +85,23 @@ def write_reports(specs: Sequence[str], text: Callable[[str], str], out: TextIO)
             out.write(body)
 
 
+def explore(name: str, areas: Sequence[str], regressions: Path, examples: int) -> int:
+    """Run the state machines of :mod:`conformance.stateful` on every supported area."""
+    from hypothesis import settings
+
+    from conformance import stateful
+
+    impl = resolve(name)
+    found = 0
+    for area in areas or impl.handshake().areas:
+        config = settings(max_examples=examples, stateful_step_count=stateful.DEFAULT_STEPS,
+                          deadline=None, phases=stateful.PHASES)
+        divergence = stateful.explore(impl, area, regressions, config)
+        print(f"{area}: {'agrees with the oracle' if divergence is None else divergence}")
+        found += divergence is not None
+    return 1 if found else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     for spec in args.report:
@@ -96,6 +118,12 @@ def main(argv: list[str] | None = None) -> int:
         from conformance.mutants.score import main as mutants_main
 
         return mutants_main(cases, sys.stdout)
+    if args.explore:
+        try:
+            return explore(args.impl or "reference", args.area, args.explore, args.examples)
+        except (ImplementationNotFound, ImportError, AttributeError) as exc:
+            print(f"incspec conform: cannot load implementation: {exc}", file=sys.stderr)
+            return 2
     backend: Backend
     if args.impl_cmd:
         backend = SubprocessImplementation(args.impl_cmd, timeout=args.timeout)

@@ -92,7 +92,9 @@ class _Process:
 
     def stop(self) -> None:
         try:
-            self.send({"cmd": "stop"})
+            stop = {"cmd": "stop"}
+            validate_message("stop", stop)
+            self.send(stop)
             self.proc.wait(timeout=5)
         except (ProtocolError, subprocess.TimeoutExpired):
             pass

@@ -39,7 +39,15 @@ def target_of(name: str) -> str:
 
 
 def resolve(name: str) -> Implementation:
-    """The implementation named ``name`` (a short name or ``module:attr``)."""
+    """The implementation named ``name``: a short name, ``module:attr``, or
+    ``mutant/NAME`` for one of the suite's mutants (:mod:`conformance.mutants`)."""
+    if name.startswith("mutant/"):
+        from conformance.mutants import all_mutants
+
+        for mutant in all_mutants():
+            if mutant.name == name.removeprefix("mutant/"):
+                return mutant.make()
+        raise ImplementationNotFound(f"no mutant named {name.removeprefix('mutant/')!r}")
     module, _, attr = target_of(name).partition(":")
     obj: Any = importlib.import_module(module)
     for part in attr.split("."):

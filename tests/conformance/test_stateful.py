@@ -43,3 +43,13 @@ def test_a_divergence_becomes_a_regression_case(mutant: object, tmp_path: Path) 
     assert [o.status for o in against_mutant] == ["fail"]
     assert [o.status for o in against_reference] == ["pass"]
     assert len(cases[0].steps) <= 6  # shrunk: a handful of operations, not a dozen
+
+
+def test_explore_command_writes_a_replayable_regression(tmp_path: Path) -> None:
+    from conformance.runner import main
+
+    assert main(["--impl", "mutant/reduce-decline-ignored", "--explore", str(tmp_path),
+                 "--area", "reduce", "--examples", "100"]) == 1
+    assert main(["--impl", "mutant/reduce-decline-ignored", "--cases", str(tmp_path), "--no-progress"]) == 1
+    assert main(["--impl", "reference", "--cases", str(tmp_path), "--no-progress"]) == 0
+    assert main(["--impl", "reference", "--explore", str(tmp_path / "none"), "--examples", "5"]) == 0
