@@ -301,6 +301,41 @@ def explore(impl: Implementation, area: str, regressions: Path,
         run_state_machine_as_test(cls, settings=config or settings(
             max_examples=50, stateful_step_count=DEFAULT_STEPS, deadline=None, phases=PHASES))
     except Divergence as found:
-        return found
+        return minimize(impl, area, found)
     return None
+
+
+def _diverges(impl: Implementation, area: str, setup: Mapping[str, Any],
+              steps: Sequence[Mapping[str, Any]]) -> str | None:
+    """Replay ``steps`` on a fresh engine; the first difference from the oracle, if any."""
+    expected, alternatives = _oracle(area)(setup, steps)
+    case = new_case(area, "candidate", "candidate", setup,
+                    [{**s, "expect": e} for s, e in zip(steps, expected, strict=True)],
+                    alternatives=alternatives)
+    result = drivers.run_case(impl, case)
+    return judge_semantics(case, result.observations) if result.status == "result" else result.message
+
+
+def minimize(impl: Implementation, area: str, found: Divergence) -> Divergence:
+    """Delta debugging after Hypothesis: drop every step whose removal keeps a divergence
+    (replayed on a fresh engine), then rewrite the regression case. Hypothesis shrinks the
+    draws; this removes whole operations it keeps (empty batches of no consequence)."""
+    raw = json.loads(found.path.read_text(encoding="utf-8"))
+    steps = [{k: v for k, v in s.items() if k != "expect"} for s in raw["steps"]]
+    setup = raw["setup"]
+    difference = str(found)
+    i = len(steps) - 1
+    while i >= 1:
+        candidate = steps[:i] + steps[i + 1:]
+        diff = _diverges(impl, area, setup, candidate)
+        if diff:
+            steps, difference = candidate, diff
+        i -= 1
+    expected, alternatives = _oracle(area)(setup, steps)
+    case = new_case(area, raw["id"].split(".")[1], raw["description"], setup,
+                    [{**s, "expect": e} for s, e in zip(steps, expected, strict=True)],
+                    source="regression", alternatives=alternatives,
+                    features=raw["features"], level=raw["level"])
+    found.path.write_text(json.dumps(case.to_json(), indent=2, ensure_ascii=False) + "\n", "utf-8")
+    return Divergence(difference.split("\nregression case")[0], found.path)
 
