@@ -30,6 +30,7 @@ def batch_counter() -> Processor:
     return Processor(lambda m: (lambda s: (s + 1, (s,))), 0, (), LISTS, LISTS, "batch-counter")
 
 
+@pytest.mark.spec("STREAM-DEF-3.28", evidence="example")
 @pytest.mark.spec("STREAM-DEC-BATCHING", evidence="example")
 def test_batching_dependent_processor_is_rejected() -> None:
     verdict = check_batching_invariant(batch_counter(), [(1, 2)])
@@ -41,6 +42,7 @@ def test_batching_dependent_processor_is_rejected() -> None:
     assert verdict.counterexample["sigma_whole"] == (0,)
 
 
+@pytest.mark.spec("STREAM-DEF-3.28", evidence="property")
 @pytest.mark.spec("STREAM-DEC-BATCHING", evidence="property")
 @given(mealy_machines(), st.lists(inputs, min_size=1, max_size=3))
 def test_processors_are_batching_invariant(sigma: Processor, xs: list[tuple[int, ...]]) -> None:

@@ -49,6 +49,8 @@ def tc_loop() -> Processor:
 # --- Example 3.58 ------------------------------------------------------------
 
 
+@pytest.mark.spec("STREAM-EX-3.58", evidence="property")
+@pytest.mark.spec("STREAM-DEF-3.59", evidence="property")
 @given(edges, st.integers(0, 3))
 def test_transitive_closure_through_loop(e: frozenset[tuple[int, int]], extra: int) -> None:
     """loop T_P on [E, ∅, …, ∅] derives exactly the transitive closure (after |V| rounds)."""
@@ -57,6 +59,7 @@ def test_transitive_closure_through_loop(e: frozenset[tuple[int, int]], extra: i
     assert derived == transitive_closure(e)
 
 
+@pytest.mark.spec("STREAM-EX-3.58", evidence="example")
 def test_transitive_closure_example() -> None:
     out = run(tc_loop())((frozenset({(1, 2), (2, 3)}), frozenset({(3, 4)}), frozenset(), frozenset()))
     assert out == (frozenset(), frozenset({(1, 2), (2, 3)}), frozenset({(1, 3), (3, 4), (2, 4)}),
@@ -213,6 +216,8 @@ def test_fixed_point_example() -> None:
     assert fix_sequence_feedback(2, 3) == (0, 2, 4, 6)
 
 
+@pytest.mark.spec("STREAM-DEF-3.57", evidence="example")
+@pytest.mark.spec("STREAM-DEF-3.59", evidence="example")
 def test_loop_processor_matches_definition_on_pure_body() -> None:
     """Definition 3.59 on pure F (a homomorphism): loop (pure F) = loop F."""
     sf = shift_add()

@@ -71,6 +71,7 @@ def _sf(F: dict[int, int], dF: dict[tuple[int, int], int], M: Monoid[int], N: Mo
 # --- Definition 3.13 ---------------------------------------------------------
 
 
+@pytest.mark.spec("STREAM-DEF-3.13", evidence="example")
 def test_condition_checkers_find_each_failure() -> None:
     lists = free_monoid()
     ok = prefix_sum()
@@ -208,6 +209,7 @@ def test_idempotent_construction_on_lists(xs: list[tuple[int, ...]]) -> None:
 # --- Examples 3.14, 3.15 -----------------------------------------------------
 
 
+@pytest.mark.spec("STREAM-EX-3.14", evidence="property")
 @given(st.lists(int_lists, min_size=1, max_size=3))
 def test_example_3_14(xs: list[tuple[int, ...]]) -> None:
     """A homomorphism (List[f] with f(x) = 2x) is a stream function with Δf(p, b) = f(b)."""
@@ -216,6 +218,7 @@ def test_example_3_14(xs: list[tuple[int, ...]]) -> None:
     assert check_stream_function(f, xs)
 
 
+@pytest.mark.spec("STREAM-EX-3.15", evidence="example")
 def test_example_3_15() -> None:
     assert PS((1, 2, 3)) == (1, 3, 6)
     assert PS((1,)) + PS((2, 3)) == (1, 2, 5) != PS((1, 2, 3))

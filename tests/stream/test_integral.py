@@ -28,6 +28,7 @@ ints = st.lists(st.integers(-9, 9), max_size=8).map(tuple)
 perms = st.lists(st.sampled_from(PERMS), max_size=6).map(tuple)
 
 
+@pytest.mark.spec("STREAM-DEF-3.37", evidence="property")
 @pytest.mark.spec("STREAM-THM-3.38", evidence="property", part="I;D=id")
 @pytest.mark.spec("STREAM-THM-3.38", evidence="property", part="D;I=id")
 @given(ints, perms)
@@ -72,6 +73,7 @@ def test_syntactic_proof_other_order_on_s3() -> None:
         assert verdict, verdict.describe()
 
 
+@pytest.mark.spec("STREAM-THM-3.38", evidence="property", part="I;D=id")
 @given(ints, st.integers(-5, 5), st.integers(-5, 5))
 def test_eq1_closed_form(xs: tuple[int, ...], s: int, t: int) -> None:
     """Eq. (1): (f ; g_*)([a1..an]) = s ↦ (A(s), t ↦ (A(s), [t⁻¹·s·a1, a2, …, an]))."""

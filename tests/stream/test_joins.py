@@ -43,6 +43,7 @@ def split_processor(hash_a: Any = hash_left, hash_b: Any = hash_right) -> Any:
     return pure(split(T, hash_a, hash_b), MN, direct_product(MN, MN), "split")
 
 
+@pytest.mark.spec("STREAM-DEF-3.50", evidence="example")
 def test_independent_inputs_definition() -> None:
     j = join(T, pred)
     a = (Multiset.of((1, 2)), Multiset.of((2, 3)))  # parity 0 side
@@ -117,6 +118,8 @@ def test_section_2_optimisation_replayed(xs: list[Any]) -> None:
         assert verdict, verdict.describe()
 
 
+@pytest.mark.spec("STREAM-EX-2.1", evidence="example")
+@pytest.mark.spec("STREAM-EX-2.2", evidence="example")
 def test_section_2_example_values() -> None:
     """Paths of length two in a small graph, before and after the optimisation."""
     e = Multiset.of((1, 2), (2, 3), (3, 4), (2, 2))

@@ -59,6 +59,12 @@ SAMPLES: list[tuple[Monoid[Any], st.SearchStrategy[Any]]] = [
 ]
 
 
+@pytest.mark.spec("STREAM-DEF-3.1", evidence="property")
+@pytest.mark.spec("STREAM-DEF-3.5", evidence="property")
+@pytest.mark.spec("STREAM-DEF-3.9", evidence="property")
+@pytest.mark.spec("STREAM-EX-3.10", evidence="property")
+@pytest.mark.spec("STREAM-DEF-3.39", evidence="property")
+@pytest.mark.spec("STREAM-DEF-3.52", evidence="property")
 @pytest.mark.parametrize("index", range(len(SAMPLES)), ids=[m.name for m, _ in SAMPLES])
 @given(data=st.data())
 def test_monoid_laws_and_generators(index: int, data: st.DataObject) -> None:
@@ -69,6 +75,8 @@ def test_monoid_laws_and_generators(index: int, data: st.DataObject) -> None:
     assert check_generated_by(m, xs)
 
 
+@pytest.mark.spec("STREAM-DEF-3.1", evidence="exhaustive")
+@pytest.mark.spec("STREAM-DEF-3.3", evidence="exhaustive")
 def test_finite_monoids_decided() -> None:
     for n in (1, 2, 3):
         for m in monoids_of_order(n):
@@ -81,6 +89,11 @@ def test_finite_monoids_decided() -> None:
     assert check_monoid_laws(s3, carrier, decided=True)
 
 
+@pytest.mark.spec("STREAM-DEF-3.1", evidence="example")
+@pytest.mark.spec("STREAM-DEF-3.4", evidence="example")
+@pytest.mark.spec("STREAM-DEF-3.7", evidence="example")
+@pytest.mark.spec("STREAM-DEF-3.8", evidence="example")
+@pytest.mark.spec("STREAM-DEF-3.11", evidence="example")
 def test_checkers_return_counterexamples() -> None:
     broken = table_monoid("broken", ((0, 1, 2), (1, 2, 0), (2, 2, 2)))  # not associative
     verdict = check_monoid_laws(broken, [0, 1, 2])
@@ -162,6 +175,7 @@ def test_composition_of_homomorphisms_property(xs: list[tuple[int, ...]]) -> Non
     assert check_homomorphism(doubled, free_monoid(), powerset(), xs)
 
 
+@pytest.mark.spec("STREAM-EX-3.12", evidence="example")
 def test_example_3_12() -> None:
     assert to_set((1, 2, 1)) == frozenset({1, 2})
     assert check_homomorphism(to_set, free_monoid(), powerset(), [(), (1,), (1, 2), (2, 2)])
@@ -170,6 +184,8 @@ def test_example_3_12() -> None:
 # --- free product, tensor, State ---------------------------------------------
 
 
+@pytest.mark.spec("STREAM-DEF-3.52", evidence="example")
+@pytest.mark.spec("STREAM-DEF-3.54", evidence="example")
 def test_free_product_normal_form() -> None:
     fp = free_product(free_monoid(), integers())
     a, b = ((0, (1,)),), ((1, 2),)
@@ -183,6 +199,7 @@ def test_free_product_normal_form() -> None:
 @given(st.lists(st.integers(0, 2), max_size=3).map(Multiset.from_iterable),
        st.lists(st.integers(0, 2), max_size=3).map(Multiset.from_iterable),
        st.lists(st.integers(0, 2), max_size=3).map(Multiset.from_iterable))
+@pytest.mark.spec("STREAM-DEF-3.46", evidence="property")
 def test_tensor_relations(m1: Multiset, m2: Multiset, n: Multiset) -> None:
     """STREAM-DEF-3.46: identity and bilinearity (bags; sets and Z-sets below)."""
     t = bag_tensor()
@@ -200,6 +217,7 @@ STATE_FNS = st.dictionaries(st.sampled_from([0, 1]), st.tuples(st.sampled_from([
                             min_size=2, max_size=2)
 
 
+@pytest.mark.spec("STREAM-DEF-3.16", evidence="property")
 @given(st.lists(STATE_FNS, min_size=1, max_size=3))
 def test_state_monoid_laws(tables: list[dict[int, tuple[int, tuple[int, ...]]]]) -> None:
     """STREAM-DEF-3.16: State[S, M] is a monoid (decided on S = {0, 1})."""
@@ -208,6 +226,8 @@ def test_state_monoid_laws(tables: list[dict[int, tuple[int, tuple[int, ...]]]])
     assert check_monoid_laws(m, elements)
 
 
+@pytest.mark.spec("STREAM-DEF-3.8", evidence="exhaustive")
+@pytest.mark.spec("STREAM-DEF-3.7", evidence="exhaustive")
 def test_right_zero_band_is_idempotent_not_commutative() -> None:
     rz = right_zero_band()
     assert check_monoid_laws(rz, [0, 1, 2], decided=True)

@@ -70,6 +70,7 @@ def round_robin_split() -> Processor:
     return Processor(f, 0, ((), ()), L, LL, "round-robin")
 
 
+@pytest.mark.spec("STREAM-REM-3.39", evidence="example")
 def test_remark_3_39_generators_commute() -> None:
     """(m, ε)(ε, n) = (ε, n)(m, ε) although neither List nor S3 is commutative."""
     M, N = free_monoid(), permutations3()
@@ -105,6 +106,7 @@ def test_product_of_homomorphisms_exhaustive() -> None:
         assert check_homomorphism(fg, direct_product(M, P), direct_product(N, Q), carrier, decided=True)
 
 
+@pytest.mark.spec("STREAM-DEF-3.40", evidence="property")
 @pytest.mark.spec("STREAM-PROP-3.40-WD", evidence="property")
 @pytest.mark.spec("STREAM-PROP-3.40-HOM", evidence="property")
 @given(st.lists(st.tuples(inputs, small_bags), min_size=1, max_size=3))
@@ -140,6 +142,7 @@ def test_product_of_stream_functions_exhaustive() -> None:
 # --- Proposition 3.41 --------------------------------------------------------
 
 
+@pytest.mark.spec("STREAM-DEF-3.41", evidence="property")
 @pytest.mark.spec("STREAM-PROP-3.41", evidence="property")
 @given(mealy_machines(), mealy_machines(), inputs, inputs)
 def test_product_processor_semantics(sigma: Processor, tau: Processor, m: tuple[int, ...], n: tuple[int, ...]) -> None:
@@ -177,12 +180,15 @@ def test_merge_is_a_homomorphism_exhaustive() -> None:
     assert not check_homomorphism(merge(s3), direct_product(s3, s3), s3, [(a, s3.identity), (s3.identity, b)])
 
 
+@pytest.mark.spec("STREAM-DEF-3.42", evidence="property")
 @pytest.mark.spec("STREAM-PROP-3.43", evidence="property")
 @given(st.lists(bag_pairs, min_size=1, max_size=4))
 def test_merge_is_a_homomorphism_on_bags(xs: list[tuple[Multiset, Multiset]]) -> None:
     assert check_homomorphism(merge(B), BB, B, xs)
 
 
+@pytest.mark.spec("STREAM-DEF-3.44", evidence="example")
+@pytest.mark.spec("STREAM-REM-3.44", evidence="example")
 def test_splitters() -> None:
     """Definition 3.44 and Remark 3.44: the parity splitter is a (stateless) splitter; a lossy
     one is rejected; the round-robin processor of the remark is stateful, its semantics is not
@@ -250,6 +256,7 @@ def test_pairs_stream_function_property(bb: list[Any], zz: list[Any]) -> None:
     assert check_stream_function(pairs_function(zset_tensor()), zz)
 
 
+@pytest.mark.spec("STREAM-DEF-3.49", evidence="property")
 @given(st.lists(bag_pairs, min_size=1, max_size=2))
 def test_pairs_processor_implements_pairs(xs: list[tuple[Multiset, Multiset]]) -> None:
     """Definition 3.49: ⟦pairs⟧ = Pairs (the compact processor of §2), on every batching."""

@@ -34,6 +34,7 @@ def small_machines(states: int = 2) -> list[Processor]:
 # --- Theorem 3.21 ------------------------------------------------------------
 
 
+@pytest.mark.spec("STREAM-DEF-3.19", evidence="property")
 @pytest.mark.spec("STREAM-THM-3.21", evidence="property")
 @given(mealy_machines(), st.lists(inputs, min_size=1, max_size=3))
 def test_soundness_property(sigma: Processor, xs: list[tuple[int, ...]]) -> None:
@@ -76,6 +77,7 @@ def test_completeness_exhaustive() -> None:
 # --- the lemma of Definition 3.23 ---------------------------------------------
 
 
+@pytest.mark.spec("STREAM-DEF-3.23", evidence="property")
 @pytest.mark.spec("STREAM-LEM-3.23", evidence="property", part="(1)")
 @pytest.mark.spec("STREAM-LEM-3.23", evidence="property", part="(2)")
 @pytest.mark.spec("STREAM-LEM-3.23", evidence="property", part="(3)")
@@ -109,6 +111,8 @@ def test_incremental_outputs_exhaustive() -> None:
 # --- pure and Propositions 3.25, 3.26 ----------------------------------------
 
 
+@pytest.mark.spec("STREAM-DEF-3.24", evidence="property")
+@pytest.mark.spec("STREAM-DEF-3.20", evidence="property")
 @pytest.mark.spec("STREAM-PROP-3.25", evidence="property")
 @given(inputs, st.lists(st.integers(0, 3), max_size=5))
 def test_pure_implements_f(m: tuple[int, ...], items: list[int]) -> None:

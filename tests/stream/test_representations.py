@@ -46,6 +46,7 @@ def test_full_adder_adds(pairs: tuple[tuple[int, int], ...], carry: int) -> None
     assert run(sigma)(pairs) == bits == run_batches(sigma, [pairs[:3], pairs[3:]])
 
 
+@pytest.mark.spec("STREAM-EX-4.1", evidence="example")
 def test_full_adder_example() -> None:
     assert run(full_adder())(((0, 1), (0, 0), (1, 1))) == (1, 0, 0)  # 4 + 5 = 9 = 1001₂
 
@@ -53,6 +54,7 @@ def test_full_adder_example() -> None:
 # --- §4.1 defunctionalization ------------------------------------------------
 
 
+@pytest.mark.spec("STREAM-DEF-4.1-P1", evidence="example")
 @pytest.mark.spec("STREAM-CLAIM-4.1-PHI1", evidence="example")
 def test_phi1_is_not_a_homomorphism() -> None:
     w = phi1_relation_witness()
@@ -91,6 +93,7 @@ def test_phi2_psi2_exhaustive() -> None:
     assert all(IM_F.equal(psi2(phi2(a)), a) for a in alphas)
 
 
+@pytest.mark.spec("STREAM-DEF-4-EMBED", evidence="property")
 @pytest.mark.spec("STREAM-CLAIM-4.2-PHI2", evidence="property")
 @given(bit_pairs, bit_pairs)
 def test_phi2_psi2_property(m: tuple[tuple[int, int], ...], n: tuple[tuple[int, int], ...]) -> None:
@@ -100,6 +103,8 @@ def test_phi2_psi2_property(m: tuple[tuple[int, int], ...], n: tuple[tuple[int, 
     assert phi2(f(BITS_IN.op(m, n))) == P2.op(phi2(f(m)), phi2(f(n)))
 
 
+@pytest.mark.spec("STREAM-EX-4.2", evidence="example")
+@pytest.mark.spec("STREAM-DEF-4.2-P2", evidence="example")
 def test_paper_value_in_p2() -> None:
     """STREAM-EX-4.2: (f ; φ2)([(0,1),(0,0),(1,1)]) = (0 ↦ (1, [1,0,0]), 1 ↦ (1, [0,1,0]))."""
     assert phi2(f(((0, 1), (0, 0), (1, 1)))) == ((1, (1, 0, 0)), (1, (0, 1, 0)))

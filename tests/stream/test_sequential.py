@@ -54,6 +54,7 @@ TWO_STATE = list(all_mealy(2, (0, 1), ((), (1,))))
 # --- the functor proposition -------------------------------------------------
 
 
+@pytest.mark.spec("STREAM-DEF-3.27", evidence="property")
 @pytest.mark.spec("STREAM-PROP-3.27", evidence="property", part="identity")
 @pytest.mark.spec("STREAM-PROP-3.27", evidence="property", part="composition")
 @given(mealy_machines(alphabet=WIDE), mealy_machines(alphabet=WIDE), st.lists(st.sampled_from(WIDE), max_size=6))
@@ -77,6 +78,7 @@ def test_semantics_is_a_functor_exhaustive() -> None:
 # --- Example 3.29 and associativity ------------------------------------------
 
 
+@pytest.mark.spec("STREAM-EX-3.29", evidence="example")
 def test_example_3_29_equivalent_not_equal() -> None:
     generic, compact = decompose(prefix_sum()), prefix_sum_compact()
     xs = [(1, 2, 3), (-1, 4), (), (5, 5, 5, 5, 5, 5, 5, 5)]
@@ -141,6 +143,7 @@ def test_pure_fusion_exhaustive() -> None:
 # --- Corollary 3.33 ----------------------------------------------------------
 
 
+@pytest.mark.spec("STREAM-DEF-3.32", evidence="property")
 @pytest.mark.spec("STREAM-COR-3.33", evidence="property")
 @given(mealy_machines(), st.lists(inputs, min_size=1, max_size=2))
 def test_pure_then_eval_property(sigma: Processor, xs: list[tuple[int, ...]]) -> None:
@@ -186,6 +189,7 @@ def test_f_star_iff_exhaustive() -> None:
 @given(letter_maps, st.lists(st.dictionaries(st.sampled_from([0, 1]), st.tuples(
     st.sampled_from([0, 1]), st.lists(st.sampled_from(WIDE), max_size=2).map(tuple)), min_size=2, max_size=2),
     min_size=1, max_size=3))
+@pytest.mark.spec("STREAM-DEF-3.34", evidence="property")
 def test_f_star_of_homomorphism_property(table: LetterMap, alphas: list[dict[int, Any]]) -> None:
     S = state_monoid(LISTS, (0, 1))
     assert check_homomorphism(f_star(extend(table)), S, S, [a.__getitem__ for a in alphas])

@@ -76,6 +76,7 @@ def test_ticks_collapse_under_B() -> None:
     assert w["F_w1"] == ((1, True), (0, fs({"a"}))) and w["F_w2"] == ((1, True),)
 
 
+@pytest.mark.spec("STREAM-DEF-3.54", evidence="property")
 @pytest.mark.spec("STREAM-DEC-COUNTED-TICKS", evidence="property")
 @given(st.lists(st.sampled_from(["+a", "-a", "+b", "tick"]), max_size=8))
 def test_counted_ticks_keep_every_stratum(items: list[str]) -> None:
