@@ -22,6 +22,11 @@ from reference.algebra.monoid import (
     zset_tensor,
 )
 from reference.algebra.zset import ZSet
+from reference.streams.finite import (
+    check_left_cancellative_proposition,
+    solutions_of_1,
+    stream_update,
+)
 from reference.streams.functions import (
     PS,
     StreamFunction,
@@ -38,7 +43,12 @@ from reference.streams.functions import (
     update_for_left_cancellative,
 )
 from reference.streams.parallel import pairs_function
-from reference.streams.preliminaries import has_trivial_units, monoids_of_order, right_zero_band
+from reference.streams.preliminaries import (
+    has_trivial_units,
+    monoids_of_order,
+    right_zero_band,
+    table_monoid,
+)
 from reference.streams.processors import check_processor, run
 
 int_lists = st.lists(st.integers(-4, 4), max_size=4).map(tuple)
@@ -92,6 +102,27 @@ def test_condition_checkers_find_each_failure() -> None:
 
 
 @pytest.mark.spec("STREAM-PROP-3.13-LC", evidence="exhaustive")
+def test_left_cancellative_proposition_refuted_exhaustively() -> None:
+    """The literal reading (Im(F) a left-cancellative monoid with its own identity) fails on
+    Z_2 → {ε} ∪ Z_2; the search over all monoids of order ≤ 3 finds it, and it is replayed."""
+    verdict = check_left_cancellative_proposition(FINITE, submonoid=False)
+    assert not verdict and verdict.counterexample is not None
+    assert verdict.counterexample["F"] == {0: 1, 1: 2}
+    M = cyclic(2)
+    N = table_monoid("ε+Z2", ((0, 1, 2), (1, 1, 2), (2, 2, 1)))
+    F = {0: 1, 1: 2}
+    assert check_left_cancellative(N, [1, 2], decided=True)  # Im(F) = {e, g} ≅ Z_2
+    assert all(xs for xs in solutions_of_1(F, (M, 2), (N, 3)).values())  # (1) is satisfiable
+    assert stream_update(F, (M, 2), (N, 3)) is None  # (1) and (2) are not
+
+
+@pytest.mark.spec("STREAM-CLAIM-3.13-LC-SUBMONOID", evidence="exhaustive")
+def test_left_cancellative_submonoid_reading_exhaustive() -> None:
+    verdict = check_left_cancellative_proposition(FINITE, submonoid=True)
+    assert verdict.holds and verdict.cases == 472
+
+
+@pytest.mark.spec("STREAM-DEC-LC-CANCELLABLE", evidence="exhaustive")
 def test_left_cancellative_exhaustive() -> None:
     """All monoids M of order ≤ 3, all left-cancellative N of order ≤ 3 (the finite ones
     are the groups), all F : M → N and the (unique) ΔF satisfying (1): (2) holds."""
@@ -111,7 +142,7 @@ def test_left_cancellative_exhaustive() -> None:
     assert checked > 100
 
 
-@pytest.mark.spec("STREAM-PROP-3.13-LC", evidence="property")
+@pytest.mark.spec("STREAM-DEC-LC-CANCELLABLE", evidence="property")
 @given(st.lists(int_lists, min_size=1, max_size=3),
        st.lists(st.tuples(st.dictionaries(st.integers(0, 2), st.integers(-2, 2), max_size=2).map(ZSet),
                           st.dictionaries(st.integers(0, 2), st.integers(-2, 2), max_size=2).map(ZSet)),
