@@ -129,3 +129,20 @@ def test_section_2_example_values() -> None:
 
     assert run(denote(d.start))((e, e)) == expected == run(denote(d.last))((e, e))
     assert "\n".join(d.lines()).count("∼") == 6
+
+
+@pytest.mark.spec("STREAM-PROP-3.45", evidence="example")
+@pytest.mark.spec("STREAM-COR-3.33", evidence="example")
+def test_mapreduce_derivation() -> None:
+    """§3.5: pairs ∼ pure f_pairs ; eval pairs ∼ split ; (pure f × pure f) ; pure merge ; eval pairs,
+    each step checked on edge bags and all their batchings."""
+    from reference.streams.derivations import mapreduce
+    from reference.streams.parallel import pairs
+    from reference.streams.rewriting import Pure, show
+
+    split_stage = Pure(split(T, hash_left, hash_right), MN, direct_product(MN, MN), "split")
+    d = mapreduce(pairs(T), split_stage)
+    assert show(d.last) == "(pure split ; (pure f_pairs × pure f_pairs) ; pure merge ; eval pairs)"
+    xs = [(Multiset.of((1, 2), (2, 2)), Multiset.of((2, 3), (3, 1))), (Multiset(), Multiset.of((0, 0)))]
+    for verdict in check_derivation(d, xs):
+        assert verdict, verdict.describe()
