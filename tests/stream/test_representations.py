@@ -4,6 +4,7 @@ variation, with the embeddings φ, ψ and φ ; ψ = id checked."""
 from __future__ import annotations
 
 from itertools import product as cartesian
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -108,3 +109,25 @@ def test_phi2_psi2_property(m: tuple[tuple[int, int], ...], n: tuple[tuple[int, 
 def test_paper_value_in_p2() -> None:
     """STREAM-EX-4.2: (f ; φ2)([(0,1),(0,0),(1,1)]) = (0 ↦ (1, [1,0,0]), 1 ↦ (1, [0,1,0]))."""
     assert phi2(f(((0, 1), (0, 0), (1, 1)))) == ((1, (1, 0, 0)), (1, (0, 1, 0)))
+
+
+@pytest.mark.spec("STREAM-REM-4.2", evidence="property")
+@given(st.lists(st.lists(st.integers(0, 3), max_size=3).map(tuple), min_size=1, max_size=3))
+def test_stateless_representation_is_the_output_monoid(ns: list[tuple[int, ...]]) -> None:
+    """State[{∗}, List] ≅ List: φ(α) = out(α(∗)) and ψ(n) = ∗ ↦ (∗, n) are inverse homomorphisms."""
+    from reference.algebra.monoid import free_monoid, state_monoid
+
+    L = free_monoid()
+    S = state_monoid(L, ("*",))
+
+    def phi(alpha: Any) -> tuple[int, ...]:
+        result: tuple[int, ...] = alpha("*")[1]
+        return result
+
+    def psi(n: tuple[int, ...]) -> Any:
+        return lambda s: ("*", n)
+
+    assert check_homomorphism(psi, L, S, ns)
+    alphas = [psi(n) for n in ns]
+    assert check_homomorphism(phi, S, L, alphas)
+    assert all(phi(psi(n)) == n for n in ns) and all(S.equal(psi(phi(a)), a) for a in alphas)
