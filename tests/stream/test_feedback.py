@@ -223,3 +223,29 @@ def test_loop_processor_matches_definition_on_pure_body() -> None:
     sf = shift_add()
     body = pure(sf.F, NN, NN, "F")
     assert run(loop_processor(body))((1, 1, 1)) == loop_function(sf, (1, 1, 1)) == (0, 0, 1, 2)
+
+
+def _small_rounds() -> list[tuple[frozenset[tuple[int, int]], ...]]:
+    all_edges = list(cartesian(range(2), repeat=2))
+    sets = [frozenset(e for e, keep in zip(all_edges, bits, strict=True) if keep)
+            for bits in cartesian((False, True), repeat=4)]
+    return [tuple(r) for n in range(3) for r in cartesian(sets, repeat=n)]
+
+
+def reverse(e: frozenset[tuple[int, int]]) -> frozenset[tuple[int, int]]:
+    """A homomorphism P(V²) → P(V²): reverse every edge."""
+    return frozenset((b, a) for a, b in e)
+
+
+@pytest.mark.spec("STREAM-PROP-3.61", evidence="exhaustive")
+@pytest.mark.spec("STREAM-PROP-3.61-RIGHT", evidence="exhaustive")
+def test_tightening_exhaustive() -> None:
+    """Transitive closure on V = {0, 1}: every list of at most 2 rounds of edge sets (273 inputs),
+    every batching; f = reverse on the left, g = self-loops on the right."""
+    lists = free_monoid()
+    xs = _small_rounds()
+    assert len(xs) == 273
+    left = Seq((Pure(map_list(reverse), lists, lists, "map reverse"), _tc_expr()))
+    assert check_equivalent(denote(left), denote(left_tighten(left, 0, reverse, P, P)), xs)
+    right = Seq((_tc_expr(), Pure(map_list(only_loops), lists, lists, "map only_loops")))
+    assert check_equivalent(denote(right), denote(right_tighten(right, 0, only_loops, P, P)), xs)

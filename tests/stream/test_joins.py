@@ -146,3 +146,19 @@ def test_mapreduce_derivation() -> None:
     xs = [(Multiset.of((1, 2), (2, 2)), Multiset.of((2, 3), (3, 1))), (Multiset(), Multiset.of((0, 0)))]
     for verdict in check_derivation(d, xs):
         assert verdict, verdict.describe()
+
+
+@pytest.mark.spec("STREAM-LEM-3.6", evidence="exhaustive")
+def test_partition_lemma_exhaustive() -> None:
+    """τ = pure split (parity of the join key), σ = join over sets of edges on {0, 1}: every pair
+    of edge sets with at most 3 of the 4 edges (225 inputs), every batching."""
+    S = set_tensor()
+    SMN = direct_product(S.left, S.right)
+    tau = pure(split(S, hash_left, hash_right), SMN, direct_product(SMN, SMN), "split")
+    sigma = join(S, pred)
+    all_edges = list(cartesian(range(2), repeat=2))
+    sets = list(dict.fromkeys(frozenset(c) for n in range(4) for c in combinations_with_replacement(all_edges, n)))
+    xs = list(cartesian(sets, repeat=2))
+    assert check_independent_images(tau, sigma, xs)
+    lhs, rhs = lemma_sides(tau, sigma)
+    assert check_equivalent(lhs, rhs, xs)

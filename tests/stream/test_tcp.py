@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import product
 from typing import Any
 
 import pytest
@@ -93,3 +94,21 @@ def test_sender_retransmits_known_packets_only(L: list[str], requests: list[int]
     sent = [p for side, v in packets if side == 0 for p in v]
     assert sent == [(i, m) for i, m in enumerate(L)] + [(i, L[i]) for i in requests if i < len(L)]
     assert Data.identity == ()
+
+
+@pytest.mark.spec("STREAM-PROP-3.62", evidence="exhaustive")
+def test_tcp_delivers_exhaustive() -> None:
+    """Every pair of net behaviours of at most 2 decisions over {forward, drop, hold 1, hold 2}
+    (21 each), bounds t ∈ {1, 3} per net, L ∈ {[], [a], [a, b]}: delivered within Σ t_i + 1 rounds."""
+    choices: list[Any] = [("forward",), ("drop",), ("hold", 1), ("hold", 2)]
+    behaviours_ = [list(b) for n in range(3) for b in product(choices, repeat=n)]
+    assert len(behaviours_) == 21
+    runs = 0
+    for L in ([], ["a"], ["a", "b"]):
+        for b1, b2 in product(behaviours_, repeat=2):
+            for t1, t2 in product((1, 3), repeat=2):
+                bound = len(L) * max(t1, t2) + 1
+                n = rounds_to_deliver(L, b1, t1, b2, t2, bound)
+                assert n is not None and n <= bound, (L, b1, t1, b2, t2)
+                runs += 1
+    assert runs == 3 * 21 * 21 * 4

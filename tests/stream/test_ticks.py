@@ -17,6 +17,7 @@ from reference.streams.processors import o_after, processor_of, run_batches
 from reference.streams.ticks import (
     defeat,
     embed,
+    from_strata,
     list_stratified_difference,
     set_difference,
     set_difference_witness,
@@ -169,3 +170,25 @@ def test_list_outputs_are_never_revised(p: tuple[Any, ...], a: tuple[Any, ...]) 
     sf = stratified_difference(True)
     grow = sf.M.prod([embed((fs({"x"}), fs()), PP)])
     assert strata(sf.F(sf.M.op(grow, embed((fs({"y"}), fs()), PP))), P)[-1] == fs({"x", "y"})
+
+
+@pytest.mark.spec("STREAM-DEC-COUNTED-TICKS", evidence="exhaustive")
+def test_counted_ticks_exhaustive() -> None:
+    """Every word of ≤ 4 generators over {+a, -a, ⊤}: counted, k ticks give k + 1 strata and
+    the word is recovered from its strata; under B some distinct generator sequences collide."""
+    collisions = 0
+    for counted in (True, False):
+        sf = stratified_difference(counted)
+        seen: dict[Any, tuple[str, ...]] = {}
+        for n in range(5):
+            for w in cartesian(["+a", "-a", "tick"], repeat=n):
+                word = sf.M.prod(_gen(i, counted) for i in w)
+                layers = strata(word, PP, counted)
+                if counted:
+                    assert len(layers) == w.count("tick") + 1
+                    assert from_strata(layers, sf.M, PP, counted) == word
+                key = tuple(layers)
+                if key in seen and seen[key].count("tick") != w.count("tick"):
+                    collisions += not counted
+                seen.setdefault(key, w)
+    assert collisions > 0
