@@ -226,7 +226,7 @@ def test_loop_processor_matches_definition_on_pure_body() -> None:
 
 
 def _small_rounds() -> list[tuple[frozenset[tuple[int, int]], ...]]:
-    all_edges = list(cartesian(range(2), repeat=2))
+    all_edges: list[tuple[int, int]] = [(a, b) for a in range(2) for b in range(2)]
     sets = [frozenset(e for e, keep in zip(all_edges, bits, strict=True) if keep)
             for bits in cartesian((False, True), repeat=4)]
     return [tuple(r) for n in range(3) for r in cartesian(sets, repeat=n)]
