@@ -265,3 +265,12 @@ def test_pairs_processor_implements_pairs(xs: list[tuple[Multiset, Multiset]]) -
     for x in xs:
         assert run(p)(x) == pairs_function(t).F(x)
     assert check_batching_invariant(p, xs)
+
+
+@pytest.mark.spec("STREAM-PROP-3.48", evidence="example", part="not-hom")
+def test_pairs_is_a_homomorphism_on_a_trivial_tensor() -> None:
+    """The unstated hypothesis of 'not a homomorphism': with M trivial (bags over no elements)
+    every m ⊗ n is ε and Pairs is the zero map, a homomorphism."""
+    sf = pairs_function(bag_tensor())
+    carrier = [(Multiset(), Multiset.from_iterable(w)) for w in ([], [1], [1, 2], [2, 2])]
+    assert check_homomorphism(sf.F, sf.M, sf.N, carrier)

@@ -259,6 +259,7 @@ def test_eval_exchange_exhaustive() -> None:
             assert check_equivalent(lhs, rhs, SMALL)
 
 
+@pytest.mark.spec("STREAM-COR-3.36", evidence="example")
 def test_eval_exchange_needs_empty_initial_output() -> None:
     """With o_ε ≠ ε, eval_{g_*} σ drops g(o_ε): Corollary 3.36's hypothesis matters."""
     machine = all_mealy(1, (0, 1), ((),)).__next__()
