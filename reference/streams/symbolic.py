@@ -9,11 +9,12 @@ no counterexample within its time bound is not a proof.
 
 from __future__ import annotations
 
-from reference.algebra.monoid import integers
+from reference.algebra.monoid import free_monoid, integers, state_monoid
 from reference.streams.functions import PS, delta_PS, prefix_sum_compact
 from reference.streams.integral import D, I
-from reference.streams.processors import run
+from reference.streams.processors import o_after, o_total, pure, run
 from reference.streams.representations import f as adder
+from reference.streams.sequential import compose, eval_, fuse
 
 
 def prefix_sum_condition_1(p0: int, p1: int, a0: int, a1: int) -> bool:
@@ -151,11 +152,69 @@ def full_adder_law_broken(a0: int, a1: int, a2: int, b0: int, b1: int, b2: int, 
     return total == (a0 + 2 * a1 + 4 * a2) + (b0 + 2 * b1 + 4 * b2) + c
 
 
+IM_STATE = state_monoid(free_monoid(), ())
+
+
+def incremental_outputs_law(p: int, a0: int, a1: int, b: int) -> bool:
+    """STREAM-LEM-3.23 (1)-(4) for the compact prefix-sum processor, p = [p], a = [a0, a1], b = [b].
+
+    post: __return__
+    """
+    sigma = prefix_sum_compact()
+    pp, a, bb = (p,), (a0, a1), (b,)
+    return bool(
+        o_after(sigma, pp, ()) == ()
+        and o_after(sigma, pp, a + bb) == o_after(sigma, pp, a) + o_after(sigma, pp + a, bb)
+        and o_total(sigma, a + bb) == o_total(sigma, a) + o_after(sigma, a, bb)
+        and run(sigma)(pp + a) == o_total(sigma, pp + a)
+    )
+
+
+def incremental_outputs_law_broken(p: int, a0: int, a1: int, b: int) -> bool:
+    """Broken twin: the output after p of ab is taken as o_{p⇝a} ++ o_{p⇝b} (b from the wrong state).
+
+    post: __return__
+    """
+    sigma = prefix_sum_compact()
+    pp, a, bb = (p,), (a0, a1), (b,)
+    return bool(o_after(sigma, pp, a + bb) == o_after(sigma, pp, a) + o_after(sigma, pp, bb))
+
+
+def _shift(xs: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(x + 1 for x in xs)
+
+
+def fusion_law(x0: int, x1: int, x2: int) -> bool:
+    """STREAM-PROP-3.30 and STREAM-COR-3.33 for f = List[x ↦ x + 1] and σ = compact prefix sum.
+
+    post: __return__
+    """
+    sigma = prefix_sum_compact()
+    xs = (x0, x1, x2)
+    hom = pure(sigma.f, sigma.M, IM_STATE, "f")
+    pure_f = pure(_shift, sigma.M, sigma.M, "shift")
+    fused = run(fuse(_shift, sigma.M, sigma))(xs)
+    return bool(fused == run(compose(pure_f, sigma))(xs) and run(compose(hom, eval_(sigma)))(xs) == run(sigma)(xs))
+
+
+def fusion_law_broken(x0: int, x1: int, x2: int) -> bool:
+    """Broken twin: fusing in the wrong order (σ's output shifted instead of its input).
+
+    post: __return__
+    """
+    sigma = prefix_sum_compact()
+    xs = (x0, x1, x2)
+    pure_f = pure(_shift, sigma.M, sigma.M, "shift")
+    return bool(_shift(run(sigma)(xs)) == run(compose(pure_f, sigma))(xs))
+
+
 HOLDS = (
     "prefix_sum_condition_1", "decomposition_law", "integral_derivative_law",
-    "fixed_point_iff_zero", "merge_homomorphism", "full_adder_law",
+    "fixed_point_iff_zero", "merge_homomorphism", "full_adder_law", "incremental_outputs_law",
+    "fusion_law",
 )
 FAILS = (
     "prefix_sum_condition_1_broken", "decomposition_law_broken", "integral_derivative_law_broken",
     "fixed_point_iff_zero_broken", "merge_homomorphism_broken", "full_adder_law_broken",
+    "incremental_outputs_law_broken", "fusion_law_broken",
 )

@@ -105,3 +105,17 @@ def test_merge_homomorphism(outcomes: dict[str, str]) -> None:
 @pytest.mark.spec("STREAM-EX-4.1", evidence="symbolic")
 def test_full_adder(outcomes: dict[str, str]) -> None:
     holds_and_twin_fails(outcomes, "full_adder_law")
+
+
+@pytest.mark.spec("STREAM-LEM-3.23", evidence="symbolic", part="(1)")
+@pytest.mark.spec("STREAM-LEM-3.23", evidence="symbolic", part="(2)")
+@pytest.mark.spec("STREAM-LEM-3.23", evidence="symbolic", part="(3)")
+@pytest.mark.spec("STREAM-LEM-3.23", evidence="symbolic", part="(4)")
+def test_incremental_outputs(outcomes: dict[str, str]) -> None:
+    holds_and_twin_fails(outcomes, "incremental_outputs_law")
+
+
+@pytest.mark.spec("STREAM-PROP-3.30", evidence="symbolic")
+@pytest.mark.spec("STREAM-COR-3.33", evidence="symbolic")
+def test_fusion(outcomes: dict[str, str]) -> None:
+    holds_and_twin_fails(outcomes, "fusion_law")
