@@ -349,6 +349,13 @@ def names() -> tuple[str, ...]:
     return tuple(sorted(PROCESSORS))
 
 
+def describe(name: str) -> dict[str, Value]:
+    """The documentation of a named processor as JSON (for case files and reports)."""
+    entry = lookup(name)
+    return {"name": entry.name, "summary": entry.summary, "params": dict(entry.params),
+            "input": entry.input, "output": entry.output, "cites": list(entry.spec_ids)}
+
+
 def lookup(name: str) -> NamedProcessor:
     try:
         return PROCESSORS[name]

@@ -3,6 +3,7 @@ conventions, and outputs that do not depend on how the input is batched."""
 
 from __future__ import annotations
 
+import json
 from itertools import combinations
 from typing import Any
 
@@ -10,11 +11,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from proofs_map.catalog import load_catalog
 from reference.streams.named import (
     PROCESSORS,
     MalformedInput,
     ReferenceStreamEngine,
     UnknownProcessor,
+    describe,
     names,
     run_named,
     to_json,
@@ -67,6 +70,10 @@ def test_named_output_on_every_batching(name: str) -> None:
 def test_named_entries_are_documented(name: str) -> None:
     entry = PROCESSORS[name]
     assert entry.summary and entry.input and entry.output and entry.spec_ids
+    catalog = load_catalog()
+    assert all(i in catalog for i in entry.spec_ids)
+    doc = describe(name)
+    assert json.loads(json.dumps(doc)) == doc and doc["cites"] == list(entry.spec_ids)
 
 
 def test_engine_and_errors() -> None:
