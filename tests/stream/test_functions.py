@@ -287,6 +287,7 @@ def test_decomposition_property(xs: list[tuple[int, ...]], m: tuple[int, ...]) -
 
 
 @pytest.mark.spec("STREAM-THM-3.18", evidence="exhaustive")
+@pytest.mark.spec("STREAM-THM-3.22", evidence="exhaustive")
 def test_decomposition_exhaustive() -> None:
     """Every stream function (F, ΔF) between monoids of order ≤ 3 (ΔF: the first 200 per F):
     f is a homomorphism into State[M, N] (decided on all states) and run = F."""

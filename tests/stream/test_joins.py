@@ -11,12 +11,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.algebra.monoid import bag_tensor, direct_product, set_tensor
+from reference.algebra.monoid import bag_tensor, check_homomorphism, direct_product, set_tensor
 from reference.algebra.multiset import Multiset
 from reference.streams.equivalence import check_equivalent
 from reference.streams.joins import (
     check_hash_hypothesis,
     check_independent_images,
+    filter_,
     independent,
     join,
     k_partitioned_join,
@@ -72,6 +73,15 @@ def test_partition_lemma_needs_independence() -> None:
     verdict = check_equivalent(lhs, rhs, [x])
     assert not verdict
     assert run(lhs)(x) == Multiset.of(((0, 1), (1, 5))) and run(rhs)(x) == Multiset()
+
+
+@pytest.mark.spec("STREAM-THM-3.51", evidence="property")
+@given(st.lists(inputs, min_size=1, max_size=3))
+def test_split_and_filter_are_homomorphisms(xs: list[Any]) -> None:
+    """The theorem defines split and filter on generators; they extend to homomorphisms."""
+    assert check_homomorphism(split(T, hash_left, hash_right), MN, direct_product(MN, MN), xs)
+    tensors = [T.otimes(m, n) for m, n in xs]
+    assert check_homomorphism(filter_(T, pred), T.result, T.result, tensors)
 
 
 @pytest.mark.spec("STREAM-THM-3.51", evidence="property")

@@ -15,7 +15,7 @@ from reference.algebra.monoid import check_homomorphism, free_monoid, state_mono
 from reference.streams.equivalence import check_equivalent, equal_processors
 from reference.streams.functions import PS, decompose, prefix_sum, prefix_sum_compact
 from reference.streams.preliminaries import monoids_of_order
-from reference.streams.processors import Processor, pure, run
+from reference.streams.processors import Processor, check_processor, pure, run, s_after
 from reference.streams.sequential import (
     compose,
     eval_,
@@ -113,6 +113,8 @@ def test_associativity_exhaustive() -> None:
 def test_fusion_property(table: LetterMap, sigma: Processor, xs: list[tuple[int, ...]]) -> None:
     f = extend(table)
     assert check_equivalent(fuse(f, LISTS, sigma), seq(pure(f, LISTS, LISTS), sigma), xs)
+    reachable = sorted({s_after(sigma, x[:i]) for x in xs for i in range(len(x) + 1)})
+    assert check_processor(fuse(f, LISTS, sigma), xs, states=reachable)  # f ; g is a homomorphism
 
 
 @pytest.mark.spec("STREAM-PROP-3.30", evidence="exhaustive")
