@@ -126,16 +126,12 @@ def run_case(impl: Implementation, case: Case) -> CaseResult:
                 obs = run_stream(engine, step, case)
         except EngineError as refusal:
             observations.append({"error": refusal.error_class})
-            if step.op in ("declare",) or (case.area == "zset" and not built):
+            if step.op == "declare" or (case.area == "zset" and not built):
                 break  # nothing further can run without a declared reducer or a built program
             continue
         except Exception as exc:  # noqa: BLE001 - a crash of the engine is a result, not our failure
             return CaseResult(case.id, "errored", tuple(observations),
-                              message="".join(traceback.format_exception_only(exc)).strip(),
-                              )
+                              message="".join(traceback.format_exception_only(exc)).strip())
         observations.append(obs)
     return CaseResult(case.id, "result", tuple(observations))
 
-
-def traceback_of(exc: BaseException) -> str:
-    return "".join(traceback.format_exception(exc))

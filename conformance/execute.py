@@ -119,7 +119,6 @@ def execute(
     hs = backend.handshake()
     known = (expectations or Expectations()).known_failures
     runnable = [c for c in cases if not unsupported_reason(c, hs)]
-    results: dict[str, tuple[CaseResult, float]] = {}
     started = time.perf_counter()
     ran = iter(backend.run(runnable))
     outcomes: list[Outcome] = []
@@ -130,7 +129,6 @@ def execute(
         else:
             result = next(ran)
             now = time.perf_counter()
-            results[case.id] = (result, now - started)
             status, cost, message = judge(case, result)
             if case.id in known:
                 status = {"fail": "xfail", "errored": "xfail", "pass": "xpass"}.get(status, status)

@@ -38,7 +38,8 @@ from reference.reduce import (
     values_at,
 )
 
-FEATURES = ("declining-remove", "ill-formed-reducers", "work-counters", "ranks")
+FEATURES = ("declining-remove", "ill-formed-reducers", "work-counters", "ranks", "iterate",
+            "nested-iterate")
 
 
 class ReferenceReduceEngine:
