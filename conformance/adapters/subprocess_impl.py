@@ -1,7 +1,8 @@
 """A subprocess implementation speaking the JSON-lines protocol, in any language.
 
 The suite writes one request per line on the process's stdin and reads one
-reply per line from its stdout (stderr is left for the implementation's logs):
+reply per line from its stdout (stderr is for the implementation's logs: the
+suite keeps them, and shows their end when the process crashes):
 
 1. ``{"cmd": "start", "protocol": 1}`` -> ``{"implementation": {name, version, language, areas, features}}``
 2. per case ``{"cmd": "run", "seq": N, "case": CASE}`` (the case without its expectations)
@@ -21,6 +22,7 @@ import json
 import queue
 import shlex
 import subprocess
+import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from typing import IO, Any
@@ -41,8 +43,9 @@ class _Process:
     """One running implementation process with a reader thread feeding a queue of lines."""
 
     def __init__(self, argv: Sequence[str]) -> None:
+        self.log = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
         self.proc = subprocess.Popen(
-            list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
             text=True, encoding="utf-8", bufsize=1,
         )
         self.lines: queue.Queue[str | None] = queue.Queue()
@@ -60,7 +63,7 @@ class _Process:
             self.proc.stdin.write(json.dumps(message, ensure_ascii=False) + "\n")
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError) as exc:
-            raise ProtocolError(f"implementation crashed (exit code {self.proc.poll()})") from exc
+            raise ProtocolError(f"implementation crashed (exit code {self.proc.poll()}){self.log_tail()}") from exc
 
     def receive(self, kind: str, timeout: float) -> dict[str, Any]:
         try:
@@ -69,7 +72,7 @@ class _Process:
             raise ProtocolError(f"timed out after {timeout:g} s") from None
         if line is None:
             code = self.proc.wait(timeout=5)
-            raise ProtocolError(f"implementation crashed (exit code {code})")
+            raise ProtocolError(f"implementation crashed (exit code {code}){self.log_tail()}")
         try:
             message = json.loads(line)
         except json.JSONDecodeError as exc:
@@ -82,6 +85,13 @@ class _Process:
             raise ProtocolError("reply is not a JSON object")
         return message
 
+    def log_tail(self, chars: int = 400) -> str:
+        """The end of what the process wrote on stderr, for a crash report."""
+        self.log.flush()
+        self.log.seek(0)
+        text = self.log.read().strip()
+        return f"; stderr: ...{text[-chars:]}" if text else ""
+
     def kill(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
@@ -89,6 +99,7 @@ class _Process:
         for stream in (self.proc.stdin, self.proc.stdout):
             if stream:
                 stream.close()
+        self.log.close()
 
     def stop(self) -> None:
         try:

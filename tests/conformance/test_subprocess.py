@@ -50,7 +50,7 @@ REDUCE = [c for c in CASES if c.area == "reduce"][:4]
 
 
 @pytest.mark.parametrize(("behaviour", "message"), [
-    ("crash-on-second", "crashed"),
+    ("crash-on-second", "crashed (exit code 3); stderr: ...fake: giving up on purpose"),
     ("hang-on-second", "timed out"),
     ("garbage-on-second", "not JSON"),
     ("bad-schema-on-second", "protocol message"),
@@ -66,6 +66,16 @@ def test_a_broken_implementation_is_reported_and_the_run_goes_on(behaviour: str,
     assert statuses[1] == "errored" and message in outcomes[1].message
     # the process was restarted: the cases after the broken one ran and passed
     assert statuses[0] == statuses[2] == statuses[3] == "pass"
+
+
+def test_an_operation_refused_as_unsupported_skips_the_case() -> None:
+    backend = fake("unsupported-on-second")
+    try:
+        _, outcomes = execute(backend, REDUCE[:3])
+    finally:
+        backend.close()
+    assert [o.status for o in outcomes] == ["pass", "skipped", "pass"]
+    assert "unsupported" in outcomes[1].message
 
 
 def test_skipped_and_errored_replies_are_reported() -> None:
