@@ -70,6 +70,10 @@ def render(report: dict[str, Any]) -> str:
                 f"  Δ⁺     = {_map(w['delta_plus'])}",
                 f"  recompute   reduce_R(C • Δ)(k)             = {w['recomputed']}",
                 f"  incremental update_R(reduce_R(C)(k), Δ, k) = {w['incremental']}"]
+        back = w.get("inverse_law_fails_at")
+        if back:
+            out.append(f"  and back (1 ⇒ 2): the inverse law fails at the reachable a = fold_⊕(ι, "
+                       f"{back['M']}) = {back['a']} with v = {back['v']}: (a ⊕ v) ⊖ v = {back['result']}")
     if any(line["status"] == "error" for line in report["lines"]):
         out += ["", "The reducer raised (or hung) on an input of the declared domains: fix it, or "
                 "narrow the domain (--values/--acc) to the inputs it is meant for."]

@@ -18,14 +18,20 @@ from typing import Any
 
 from conformance.check_reducer.exhaustive import reachable
 from conformance.check_reducer.laws import (
-    LAW_BY_KEY,
     LAWS,
     Equality,
     Law,
+    bag,
     collection_and_delta,
 )
 from conformance.check_reducer.search import EngineResult, Finding, Problem, evaluate
-from reference.reduce import Reducer
+from reference.reduce import (
+    InverseLawFailure,
+    Reducer,
+    ill_formedness_witness,
+    incorrect_update,
+    theorem_2_witness,
+)
 from reference.verdict import Verdict, fails, holds
 
 
@@ -75,36 +81,52 @@ def combine(law: Law, results: Sequence[EngineResult]) -> LawVerdict:
 
 
 def _to_exact(x: Any) -> Any:
-    if isinstance(x, float):
+    if isinstance(x, float) and math.isfinite(x):
         return Fraction(x)
     if isinstance(x, tuple):
         return tuple(_to_exact(y) for y in x)
     return x
 
 
+def _tiny_gap(sides: list[Any]) -> float | None:
+    """The gap between float sides when it is within rounding (relative 1e-9), else None."""
+    if len(sides) < 2 or not all(isinstance(s, float) and math.isfinite(s) for s in sides):
+        return None
+    gap = max(sides) - min(sides)
+    return gap if math.isclose(max(sides), min(sides), rel_tol=1e-9, abs_tol=1e-12) else None
+
+
+ROUNDING = ("float rounding: IEEE-754 addition and multiplication round every result, so they "
+            "are not associative ((a + x) + y may differ from (a + y) + x).")
+
+
 def float_explanation(problem: Problem, law: Law, finding: Finding) -> list[str]:
-    """Why a law fails on floats: re-run the same instance in exact rational arithmetic."""
+    """Why a law fails on floats: the same instance re-run in exact rational arithmetic
+    holds (then the failure is rounding, and only rounding), or the sides differ by a
+    rounding-sized gap when the exact re-run is impossible."""
     if not (problem.values.floats or problem.accumulators.floats) or finding.sides is None:
         return []
-    exact_R = Reducer(_to_exact(problem.R.initial), problem.R.add, problem.R.remove, problem.R.name)
-    exact_problem = Problem(exact_R, problem.values, problem.accumulators, Equality(),
-                            problem.bounds, problem.call_timeout)
-    exact_args = {k: _to_exact(v) for k, v in finding.args.items()}
-    status, _ = evaluate(exact_problem, law, exact_args)
     sides = list(finding.sides.values())
     if any(isinstance(x, float) and math.isnan(x) for x in sides):
         return ["NaN != NaN: a side is NaN, so the equality fails whatever the reducer does. "
                 "The default float domain excludes NaN (use 'float' rather than 'float[nan,...]')."]
-    lines = ["float rounding: IEEE-754 addition and multiplication round every result, so "
-             "they are not associative ((a + x) + y may differ from (a + y) + x)."]
+    exact_R = Reducer(_to_exact(problem.R.initial), problem.R.add, problem.R.remove, problem.R.name)
+    exact_problem = Problem(exact_R, problem.values, problem.accumulators, Equality(),
+                            problem.bounds, problem.call_timeout)
+    status, _ = evaluate(exact_problem, law, {k: _to_exact(v) for k, v in finding.args.items()})
+    gap = _tiny_gap(sides)
+    tolerance = ("A tolerance mode (--rel-tol/--abs-tol) checks closeness instead: a weaker "
+                 "property than the spec's equality.")
     if status == "holds":
-        lines.append("Re-run on the same inputs as exact rationals (fractions.Fraction), the sides "
-                     "are equal: the law holds in exact arithmetic and fails only by rounding.")
-    if all(isinstance(s, float) for s in sides):
-        gap = max(sides) - min(sides)
-        lines.append(f"The sides differ by {gap!r}. A tolerance mode (--rel-tol/--abs-tol) "
-                     "checks closeness instead: a weaker property than the spec's equality.")
-    return lines
+        lines = [ROUNDING, "Re-run on the same inputs as exact rationals (fractions.Fraction), "
+                 "the law holds: it fails here only by rounding."]
+        if gap is not None:
+            lines.append(f"The sides differ by {gap!r}. {tolerance}")
+        return lines
+    if status == "raised" and gap is not None:
+        return [ROUNDING, f"The sides differ by only {gap!r}, which looks like rounding (the "
+                "reducer could not be re-run on exact rationals to confirm it). " + tolerance]
+    return []
 
 
 def reachable_within(problem: Problem, depth: int) -> set[Any] | None:
@@ -164,32 +186,42 @@ def stronger_law_explanation(problem: Problem, verdict: LawVerdict,
 
 @dataclass(frozen=True)
 class Witness:
-    """SKIP-THM-2's witness: a collection C and a valid delta Δ with update ≠ recompute."""
+    """SKIP-THM-2's witness: a collection C and a valid delta Δ with update ≠ recompute,
+    and back (1 ⇒ 2) the reachable accumulator where the inverse law fails."""
 
     args: Mapping[str, Any]  # M0, D, P of the SKIP-DEF-11 instance
     recomputed: Any
     incremental: Any
     source: str  # how it was obtained
+    inverse_failure: InverseLawFailure | None = None
 
 
 def theorem2_witness(problem: Problem, lines: Mapping[str, LawVerdict]) -> Witness | None:
-    """The witness of SKIP-THM-2 (2⇒1): the SKIP-DEF-11 counterexample if a search found one,
-    else the proof's construction from a SKIP-DEF-7 counterexample (M, v):
-    C(k) = M ⊎ {v}, Δ⁻(k) = {v}, Δ⁺(k) = ∅."""
+    """The witness of SKIP-THM-2: the SKIP-DEF-11 counterexample if a search found one,
+    else the reference's construction (``theorem_2_witness``, the proof of 2 ⇒ 1) from a
+    SKIP-DEF-7 counterexample (M, v): C(k) = M ⊎ {v}, Δ⁻(k) = {v}, Δ⁺(k) = ∅. In both
+    cases the reference's ``ill_formedness_witness`` (1 ⇒ 2) gives the way back."""
     def11, def7 = lines.get("def11"), lines.get("def7")
-    if def11 is not None and def11.status == "fails" and def11.finding and def11.finding.sides:
-        sides = list(def11.finding.sides.values())
-        return Witness(def11.finding.args, sides[0], sides[1],
-                       f"SKIP-DEF-11 counterexample found by {', '.join(def11.found_by)}")
-    if def7 is not None and def7.status == "fails" and def7.finding:
-        M, v = def7.finding.args["M"], def7.finding.args["v"]
-        args = {"M0": tuple(M), "D": (v,), "P": ()}
-        status, finding = evaluate(problem, LAW_BY_KEY["def11"], args)
-        if status == "fails" and finding and finding.sides:
-            sides = list(finding.sides.values())
-            return Witness(args, sides[0], sides[1],
-                           "built from the SKIP-DEF-7 counterexample as in the proof of SKIP-THM-2")
-    return None
+    R = problem.R
+    try:
+        if def11 is not None and def11.status == "fails" and def11.finding:
+            C, delta = collection_and_delta(def11.finding.args)
+            failure = incorrect_update(R, C, delta)
+            source = f"SKIP-DEF-11 counterexample found by {', '.join(def11.found_by)}"
+            args = def11.finding.args
+        elif def7 is not None and def7.status == "fails" and def7.finding:
+            M, v = def7.finding.args["M"], def7.finding.args["v"]
+            failure = theorem_2_witness(R, bag(M), v)
+            source = "built by the reference from the SKIP-DEF-7 counterexample (proof of SKIP-THM-2)"
+            args = {"M0": tuple(M), "D": (v,), "P": ()}
+        else:
+            return None
+        if failure is None:
+            return None
+        back = ill_formedness_witness(R, failure)
+    except Exception:  # the reducer raised: its lines already say so
+        return None
+    return Witness(args, failure.recomputed, failure.updated, source, back)
 
 
 def witness_parts(w: Witness) -> dict[str, Any]:

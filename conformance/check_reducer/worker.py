@@ -21,7 +21,12 @@ from conformance.check_reducer import exhaustive, property_search, symbolic
 from conformance.check_reducer.domains import SYNTAX_HELP, Domain, DomainError, parse_domain
 from conformance.check_reducer.laws import LAWS, Equality, Law
 from conformance.check_reducer.search import Bounds, EngineResult, Finding, Problem
-from conformance.check_reducer.shapes import TargetError, infer_domains, load_reducer
+from conformance.check_reducer.shapes import (
+    TargetError,
+    declared_carriers,
+    infer_domains,
+    load_reducer,
+)
 from conformance.check_reducer.verdicts import (
     LawVerdict,
     Witness,
@@ -87,6 +92,14 @@ def settle_domains(job: Job, R: Any) -> tuple[Domain, Domain, str]:
     if accs is not None:
         how.append("accumulators given (--acc)")
     if values is None or accs is None:
+        declared_values, declared_accs = declared_carriers(job.target)
+        if values is None and declared_values is not None:
+            values = declared_values
+            how.append("values: the carrier the target declares")
+        if accs is None and declared_accs is not None:
+            accs = declared_accs
+            how.append("accumulators: the carrier the target declares")
+    if values is None or accs is None:
         inferred = infer_domains(R)
         if values is None and inferred.values is not None:
             values = inferred.values
@@ -146,7 +159,15 @@ def _witness(w: Witness | None) -> dict[str, Any] | None:
             "delta_plus": {repr(k): show(tuple(m.elements()), "bag") for k, m in parts["delta_plus"].items()},
             "delta_minus": {repr(k): show(tuple(m.elements()), "bag") for k, m in parts["delta_minus"].items()},
             "key": "'k'", "recomputed": show(w.recomputed), "incremental": show(w.incremental),
-            "source": w.source}
+            "source": w.source, "inverse_law_fails_at": _inverse(w)}
+
+
+def _inverse(w: Witness) -> dict[str, str] | None:
+    back = w.inverse_failure
+    if back is None or back.M is None:
+        return None
+    return {"M": show(tuple(back.M.elements()), "bag"), "a": show(back.a), "v": show(back.v),
+            "result": show(back.result)}
 
 
 def error_report(target: str, kind: str, message: str) -> dict[str, Any]:
