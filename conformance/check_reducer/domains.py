@@ -251,12 +251,16 @@ def carrier_domain(elements: Sequence[Any], spec: str | None = None) -> Domain:
     items = tuple(dict.fromkeys(elements))
     if not items:
         raise DomainError("a finite domain needs at least one element")
+    kinds = {type(x) for x in items}
+    annotation = next((k.__name__ for k in (int, str) if kinds == {k}), None)  # symbolic: x in (...)
     return Domain(
         spec=spec or "{" + ", ".join(repr(x) for x in items) + "}",
         description=f"exactly these {len(items)} values",
         finite_elements=items,
         probe=items,
         make_strategy=lambda: st.sampled_from(items),
+        annotation=annotation,
+        precondition=lambda var: [f"{var} in {items!r}"],
         floats=any(isinstance(x, float) for x in items),
     )
 

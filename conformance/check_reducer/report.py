@@ -44,6 +44,9 @@ def render(report: dict[str, Any]) -> str:
     for r in rows:
         out.append("  " + "  ".join(c.ljust(w) for c, w in zip(r[:3], widths, strict=True))
                    + ("  " + r[3] if r[3] else ""))
+    for line in report["lines"]:
+        if line["status"] == "holds" and line["explanation"]:
+            out += [""] + [f"  {line['id']}: {text}" for text in line["explanation"]]
     bad = [line for line in report["lines"] if line["status"] in ("fails", "error")]
     if bad:
         out += ["", "Counterexamples (minimal: smallest-first enumeration or shrunk by Hypothesis)"]

@@ -236,6 +236,18 @@ def all_verdicts(problem: Problem, results: Sequence[EngineResult]) -> dict[str,
             line.explanation += float_explanation(problem, line.law, line.finding)
     for key in ("def7-global", "def7-skipdoc"):
         lines[key].explanation += stronger_law_explanation(problem, lines[key], lines.get("def11"))
+    premises = [lines[k] for k in ("def2-add", "def2-remove", "def7")]
+    total = not any(r.declined for line in lines.values() for r in line.engines)
+    if total and lines["def11"].status == "holds" and all(p.status == "holds" and p.decided
+                                                          for p in premises):
+        closure = reachable(problem, problem.values.sample())
+        accs = problem.accumulators.elements()
+        if closure is not None and accs is not None and all(a in accs for a in closure):
+            lines["def11"].explanation.append(
+                "Beyond the search: ⊕ and ⊖ were decided pairwise commutative on A, which holds "
+                "every reachable accumulator, and SKIP-DEF-7 was decided, so by SKIP-THM-2 "
+                "(1 ⇒ 2) SKIP-DEF-11 holds for every collection and delta over these domains "
+                "(a consequence of the theorem, not of the search).")
     if lines["def2-add"].status == "fails":
         lines["def2-add"].explanation.append(
             "⊕ is not pairwise commutative, so this is not a reducer (SKIP-DEF-6) and the fold of a "
