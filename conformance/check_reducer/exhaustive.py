@@ -107,9 +107,9 @@ def check_law(law: Law, problem: Problem,
     cap = problem.bounds.exhaustive_cap
     cases = declined = 0
     for args in instances:
-        if cases >= cap:
-            return EngineResult("exhaustive", law.key, "holds",
-                                f"{searched}; stopped at the cap of {cap} instances",
+        if cases >= cap or (cases > 0 and problem.out_of_time()):  # always one instance
+            why = f"the cap of {cap} instances" if cases >= cap else "the time limit"
+            return EngineResult("exhaustive", law.key, "holds", f"{searched}; stopped at {why}",
                                 cases, declined, False, clock.seconds())
         cases += 1
         status, finding = evaluate(problem, law, args)

@@ -87,7 +87,7 @@ def render(report: dict[str, Any]) -> str:
     for line in report["lines"]:
         out.append(f"  {line['id']} [{line['key']}]")
         for e in line["engines"]:
-            counts = (f"{e['cases']} instances, " if e["cases"] else "") + (
+            counts = (f"{e['cases']} instances, " if e["engine"] != "crosshair" else "") + (
                 f"{e['declined']} declined, " if e["declined"] else "")
             tag = "decided: " if e["decided"] else ""
             out.append(f"    {e['engine']:<10} {e['status']:<7} {tag}{e['searched']} "
@@ -96,7 +96,8 @@ def render(report: dict[str, Any]) -> str:
     out += ["", f"exit status {report['exit_status']}: "
             + {0: "every checked property holds within the search",
                1: "a counterexample was found",
-               2: "usage error or the reducer raised"}[report["exit_status"]]]
+               2: "usage error, the reducer raised or hung, or a property could not be "
+                  "checked at all"}[report["exit_status"]]]
     return "\n".join(out) + "\n"
 
 

@@ -7,6 +7,7 @@ the input), and any exception it raises is caught and reported with that input.
 
 from __future__ import annotations
 
+import math
 import signal
 import time
 from collections.abc import Iterator, Mapping
@@ -40,6 +41,10 @@ class Problem:
     equality: Equality
     bounds: Bounds
     call_timeout: float = 2.0  # seconds per law instance
+    deadline: float = math.inf  # time.monotonic() after which the engines stop searching
+
+    def out_of_time(self) -> bool:
+        return time.monotonic() > self.deadline
 
 
 @dataclass(frozen=True)

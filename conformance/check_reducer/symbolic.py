@@ -192,7 +192,7 @@ def run(problem: Problem, target: str, budget: SymbolicBudget,
         laws: tuple[Law, ...] = LAWS) -> list[EngineResult]:
     """CrossHair on each law it can encode, until the total budget is spent."""
     results: list[EngineResult] = []
-    deadline = time.monotonic() + budget.total
+    deadline = min(time.monotonic() + budget.total, problem.deadline)
     supported = [law for law in laws if unsupported(law, problem) is None]
     for law in laws:
         reason = unsupported(law, problem)
@@ -207,7 +207,7 @@ def run(problem: Problem, target: str, budget: SymbolicBudget,
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 results.append(EngineResult("crosshair", law.key, "skipped",
-                                            f"not run: the total budget of {budget.total} s was spent"))
+                                            "not run: the time budget was spent"))
                 continue
             results.append(check_law(law, problem, module_dir, budget, remaining))
     return results

@@ -10,6 +10,7 @@ searched.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -57,7 +58,7 @@ def combine(law: Law, results: Sequence[EngineResult]) -> LawVerdict:
     cases = sum(r.cases for r in results)
     raised = [r for r in results if r.status == "raised" and r.finding]
     failed = [r for r in results if r.status == "fails" and r.finding]
-    ran = [r for r in results if r.status == "holds"]
+    ran = [r for r in results if r.status == "holds" and (r.cases > 0 or r.engine == "crosshair")]
     if raised:
         best = min((r.finding for r in raised if r.finding), key=_size)
         return LawVerdict(law, "error", False,
@@ -111,8 +112,7 @@ def float_explanation(problem: Problem, law: Law, finding: Finding) -> list[str]
         return ["NaN != NaN: a side is NaN, so the equality fails whatever the reducer does. "
                 "The default float domain excludes NaN (use 'float' rather than 'float[nan,...]')."]
     exact_R = Reducer(_to_exact(problem.R.initial), problem.R.add, problem.R.remove, problem.R.name)
-    exact_problem = Problem(exact_R, problem.values, problem.accumulators, Equality(),
-                            problem.bounds, problem.call_timeout)
+    exact_problem = dataclasses.replace(problem, R=exact_R, equality=Equality())
     status, _ = evaluate(exact_problem, law, {k: _to_exact(v) for k, v in finding.args.items()})
     gap = _tiny_gap(sides)
     tolerance = ("A tolerance mode (--rel-tol/--abs-tol) checks closeness instead: a weaker "

@@ -9,10 +9,12 @@ it had to kill was. The user's prints go to stderr, never into the result.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import resource
 import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -59,6 +61,7 @@ class Job:
     crosshair_total: float = 40.0
     crosshair_iterations: int | None = None
     memory_mb: int = 2048
+    timeout: float = 300.0  # the parent kills the search after this (wall-clock seconds)
     progress_file: str = ""
     result_file: str = ""
 
@@ -191,8 +194,13 @@ def sanity_check(R: Any, values: Domain) -> None:
 
 
 def exit_status(lines: Mapping[str, LawVerdict]) -> int:
+    """2 if the reducer raised or a line could not be checked at all, 1 if a law fails, else 0."""
     statuses = {v.status for v in lines.values()}
-    return 2 if "error" in statuses else 1 if "fails" in statuses else 0
+    if "error" in statuses:
+        return 2
+    if "fails" in statuses:
+        return 1
+    return 2 if "not checked" in statuses else 0
 
 
 # --- the search ----------------------------------------------------------------------
@@ -204,7 +212,14 @@ def progress(job: Job, where: str) -> None:
             out.write(where)
 
 
+def search_time(timeout: float) -> float:
+    """How long the engines may search: the parent kills the child at ``timeout``, so stop
+    early enough to combine the verdicts and write the report."""
+    return max(0.5, min(timeout * 0.85, timeout - 3.0))
+
+
 def search(job: Job) -> dict[str, Any]:
+    started = time.monotonic()
     try:
         R = load_reducer(job.target)
         values, accs, how = settle_domains(job, R)
@@ -213,15 +228,21 @@ def search(job: Job) -> dict[str, Any]:
         return error_report(job.target, "usage", str(exc))
     equality = Equality(job.rel_tol, job.abs_tol)
     problem = Problem(R, values, accs, equality,
-                      Bounds(job.bag, job.exhaustive_total, job.exhaustive_cap), job.call_timeout)
+                      Bounds(job.bag, job.exhaustive_total, job.exhaustive_cap), job.call_timeout,
+                      deadline=started + search_time(job.timeout))
     results: list[EngineResult] = []
-    for law in LAWS:
-        if "exhaustive" in job.engines:
-            progress(job, f"exhaustive search of {law.spec_id} ({law.key})")
-            results += exhaustive.run(problem, (law,))
-        if "hypothesis" in job.engines:
-            progress(job, f"Hypothesis search of {law.spec_id} ({law.key})")
-            results += property_search.run(problem, job.examples, job.seed, (law,))
+    slots = [(law, engine) for law in LAWS for engine in ("exhaustive", "hypothesis")
+             if engine in job.engines]
+    # CrossHair runs last; keep its share of the time (at most half) out of the other slots
+    reserve = min(job.crosshair_total, search_time(job.timeout) / 2) if "crosshair" in job.engines else 0.0
+    for i, (law, engine) in enumerate(slots):
+        share = (problem.deadline - reserve - time.monotonic()) / (len(slots) - i)
+        slot = dataclasses.replace(problem, deadline=time.monotonic() + max(share, 0.0))
+        progress(job, f"{engine} search of {law.spec_id} ({law.key})")
+        if engine == "exhaustive":
+            results += exhaustive.run(slot, (law,))
+        else:
+            results += property_search.run(slot, job.examples, job.seed, (law,))
     if "crosshair" in job.engines:
         progress(job, "CrossHair search")
         budget = symbolic.SymbolicBudget(job.crosshair_per_condition, job.crosshair_total,
