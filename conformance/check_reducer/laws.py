@@ -267,3 +267,11 @@ class Equality:
         assert isinstance(outcome, Sides)
         first = outcome.values[0][1]
         return all(self.equal(first, other) for _, other in outcome.values[1:])
+
+
+def holds_at(law: Law, R: Reducer[Any, Any], args: Mapping[str, Any], equality: Equality) -> bool:
+    """Whether ``law`` holds at ``args``: by the reference's check in exact mode, by
+    comparing the sides up to the tolerance in the (weaker) tolerance mode."""
+    if equality.exact:
+        return law.reference_holds(R, args)
+    return equality.holds(law.evaluate(R, args))
