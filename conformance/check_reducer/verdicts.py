@@ -160,13 +160,15 @@ def _reachability(problem: Problem, a: Any) -> str:
 
 
 def stronger_law_explanation(problem: Problem, verdict: LawVerdict,
-                             def11: LawVerdict | None) -> list[str]:
-    """For a reducer incrementally correct within the search that breaks a stronger law."""
+                             by_key: Mapping[str, LawVerdict]) -> list[str]:
+    """For a reducer incrementally correct and well-formed within the search (SKIP-DEF-11 and
+    SKIP-DEF-7 hold there) that breaks a stronger law."""
     finding = verdict.finding
-    if verdict.status != "fails" or def11 is None or def11.status != "holds" or finding is None:
+    if verdict.status != "fails" or finding is None or any(
+            by_key[k].status != "holds" for k in ("def7", "def11")):
         return []
-    lines = [f"Incrementally correct within the search (SKIP-DEF-11 holds there), but "
-             f"{verdict.law.spec_id} fails: it asks more than incremental correctness needs."]
+    lines = [f"Incrementally correct within the search (SKIP-DEF-11 and SKIP-DEF-7 hold there), "
+             f"but {verdict.law.spec_id} fails: it asks more than incremental correctness needs."]
     sides = finding.sides or {}
     a = finding.args.get("a")
     if verdict.law.key == "def7-skipdoc" and sides.get("add(remove(accum, v), v)", a) != a:
@@ -229,13 +231,36 @@ def witness_parts(w: Witness) -> dict[str, Any]:
     return {"C": C, "delta_plus": dict(delta.plus), "delta_minus": dict(delta.minus)}
 
 
+def complete_by_theorem_2(problem: Problem, lines: dict[str, LawVerdict]) -> None:
+    """A SKIP-DEF-7 counterexample that the SKIP-DEF-11 search missed still refutes SKIP-DEF-11:
+    the reference builds the proof's collection and delta from it (SKIP-THM-2, 2 ⇒ 1), which is
+    re-checked concretely here and becomes SKIP-DEF-11's counterexample."""
+    def7, def11 = lines["def7"], lines["def11"]
+    if def7.status != "fails" or def11.status != "holds":
+        return
+    witness = theorem2_witness(problem, lines)
+    if witness is None:
+        return
+    status, finding = evaluate(problem, def11.law, witness.args)
+    if status != "fails" or finding is None:
+        return
+    found_by = [f"SKIP-THM-2 from {engine}" for engine in def7.found_by]
+    lines["def11"] = LawVerdict(def11.law, "fails", False,
+                                fails(def11.law.spec_id, def11.verdict.searched, def11.verdict.cases,
+                                      instance=dict(finding.args), sides=dict(finding.sides or {})),
+                                found_by, finding, def11.engines,
+                                ["Not found by the SKIP-DEF-11 search itself: built from the SKIP-DEF-7 "
+                                 "counterexample as in the proof of SKIP-THM-2 (2 ⇒ 1), and checked."])
+
+
 def all_verdicts(problem: Problem, results: Sequence[EngineResult]) -> dict[str, LawVerdict]:
     lines = {law.key: combine(law, [r for r in results if r.law == law.key]) for law in LAWS}
+    complete_by_theorem_2(problem, lines)
     for line in lines.values():
         if line.status == "fails" and line.finding is not None:
             line.explanation += float_explanation(problem, line.law, line.finding)
     for key in ("def7-global", "def7-skipdoc"):
-        lines[key].explanation += stronger_law_explanation(problem, lines[key], lines.get("def11"))
+        lines[key].explanation += stronger_law_explanation(problem, lines[key], lines)
     premises = [lines[k] for k in ("def2-add", "def2-remove", "def7")]
     total = not any(r.declined for line in lines.values() for r in line.engines)
     if total and lines["def11"].status == "holds" and all(p.status == "holds" and p.decided

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from conformance.check_reducer.cli import main
+from tests.check_reducer.test_gallery import ALL_EXAMPLES
 from conformance.check_reducer.domains import parse_domain
 from conformance.check_reducer.laws import LAW_BY_KEY, LAWS, Equality
 from conformance.check_reducer.search import Bounds, Problem
@@ -54,6 +55,26 @@ def test_crosshair_finds_no_counterexample_for_the_integer_sum(
         (engine,) = line["engines"]
         assert engine["engine"] == "crosshair" and engine["status"] == "holds"
         assert "no counterexample found" in engine["searched"] and not line["decided"]
+
+
+NEEDLES = [e for e in ALL_EXAMPLES if e.get("symbolic")]
+
+
+@pytest.mark.symbolic
+@pytest.mark.parametrize("example", NEEDLES, ids=[e["target"] for e in NEEDLES])
+def test_crosshair_finds_what_the_other_engines_miss(
+        example: dict[str, Any], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    status = main([f"examples/reducers/{example['target']}", *example["args"], "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert {line["key"]: line["status"] for line in report["lines"]} == example["lines"]
+    assert status == example["exit"]
+    lines = {line["key"]: line for line in report["lines"]}
+    assert lines["def7"]["found_by"] == ["crosshair"]  # exhaustive and Hypothesis ran, and missed
+    assert {e["engine"] for e in lines["def7"]["engines"]} == {"exhaustive", "hypothesis", "crosshair"}
+    assert any(by.startswith("SKIP-THM-2 from") or by == "crosshair"
+               for by in lines["def11"]["found_by"])
 
 
 def test_parse_call_reads_crosshair_counterexamples() -> None:
