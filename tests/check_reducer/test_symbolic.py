@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from conformance.check_reducer.cli import main
-from tests.check_reducer.test_gallery import ALL_EXAMPLES
 from conformance.check_reducer.domains import parse_domain
 from conformance.check_reducer.laws import LAW_BY_KEY, LAWS, Equality
 from conformance.check_reducer.search import Bounds, Problem
 from conformance.check_reducer.symbolic import module_source, parse_call, unsupported
 from reference.reduce import Reducer
+from tests.check_reducer.test_gallery import ALL_EXAMPLES
 
 ROOT = Path(__file__).resolve().parents[2]
 SYMBOLIC = ["--engines", "crosshair", "--crosshair-per-condition", "2", "--crosshair-total", "60"]
