@@ -8,7 +8,6 @@ active Hypothesis profile's max_examples (dev 50, ci 200, thorough 2000)."""
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +15,9 @@ import pytest
 from hypothesis import settings
 
 from conformance.check_reducer.cli import main
+from tests.check_reducer.gallery import ALL_EXAMPLES, PLAIN, ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
-GALLERY = ROOT / "examples" / "reducers"
-ALL_EXAMPLES: list[dict[str, Any]] = tomllib.loads((GALLERY / "expected.toml").read_text())["example"]
-#: the examples checked without CrossHair (the symbolic ones are in test_symbolic.py)
-EXAMPLES = [e for e in ALL_EXAMPLES if not e.get("symbolic")]
+EXAMPLES = PLAIN
 
 
 def check(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:

@@ -17,14 +17,14 @@ from conformance.check_reducer.laws import LAW_BY_KEY, LAWS, Equality
 from conformance.check_reducer.search import Bounds, Problem
 from conformance.check_reducer.symbolic import module_source, parse_call, unsupported
 from reference.reduce import Reducer
-from tests.check_reducer.test_gallery import ALL_EXAMPLES
+from tests.check_reducer.gallery import SYMBOLIC as NEEDLES
 
 ROOT = Path(__file__).resolve().parents[2]
-SYMBOLIC = ["--engines", "crosshair", "--crosshair-per-condition", "2", "--crosshair-total", "60"]
+CROSSHAIR_ONLY = ["--engines", "crosshair", "--crosshair-per-condition", "2", "--crosshair-total", "60"]
 
 
 def crosshair_lines(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
-    status = main(argv + SYMBOLIC + ["--json"])
+    status = main(argv + CROSSHAIR_ONLY + ["--json"])
     report = json.loads(capsys.readouterr().out)
     assert report["error"] is None
     return status, {line["key"]: line for line in report["lines"]}
@@ -55,9 +55,6 @@ def test_crosshair_finds_no_counterexample_for_the_integer_sum(
         (engine,) = line["engines"]
         assert engine["engine"] == "crosshair" and engine["status"] == "holds"
         assert "no counterexample found" in engine["searched"] and not line["decided"]
-
-
-NEEDLES = [e for e in ALL_EXAMPLES if e.get("symbolic")]
 
 
 @pytest.mark.symbolic
