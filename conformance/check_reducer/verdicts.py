@@ -263,7 +263,7 @@ def all_verdicts(problem: Problem, results: Sequence[EngineResult]) -> dict[str,
         lines[key].explanation += stronger_law_explanation(problem, lines[key], lines)
     premises = [lines[k] for k in ("def2-add", "def2-remove", "def7")]
     total = not any(r.declined for line in lines.values() for r in line.engines)
-    if total and lines["def11"].status == "holds" and all(p.status == "holds" and p.decided
+    if total and lines["def11"].status == "holds" and not lines["def11"].decided and all(p.status == "holds" and p.decided
                                                           for p in premises):
         closure = reachable(problem, problem.values.sample())
         accs = problem.accumulators.elements()

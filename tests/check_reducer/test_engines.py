@@ -48,7 +48,15 @@ def test_exhaustive_decides_on_finite_domains() -> None:
     assert results["def2-add"].decided and results["def2-add"].cases == 8 * 8 * 8
     assert results["def7"].decided  # the 8 reachable accumulators × 8 values
     assert results["def7"].cases == 64
-    assert not results["def11"].decided  # bounded multisets only
+    assert results["def11"].decided  # by the reference's decide_incremental_correctness
+    # the decision procedure refutes too: a sign bug on a finite carrier closed under ⊕ and ⊖
+    bad: Reducer[int, int] = Reducer(0, lambda a, v: (a + v) % 4, lambda a, v: (a + v) % 4)
+    refuted = exhaustive.run(problem(bad, "int[0..3]", "int[0..3]"),
+                             (LAW_BY_KEY["def11"],))[0]
+    assert refuted.status == "fails" and refuted.finding is not None
+    assert "decide_incremental_correctness" in refuted.searched
+    recomputed, incremental = refuted.finding.sides.values()  # type: ignore[union-attr]
+    assert recomputed != incremental
     # over an infinite domain the same engine only samples: never decided
     sampled = {r.law: r for r in exhaustive.run(problem(SUM, "int", "int"))}
     assert not any(r.decided for r in sampled.values())
