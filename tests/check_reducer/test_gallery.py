@@ -15,14 +15,14 @@ import pytest
 from hypothesis import settings
 
 from conformance.check_reducer.cli import main
-from tests.check_reducer.gallery import ALL_EXAMPLES, PLAIN, ROOT
+from tests.check_reducer.gallery import ALL_EXAMPLES, PLAIN, ROOT, valid
 
 EXAMPLES = PLAIN
 
 
 def check(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
     status = main(argv + ["--json"])
-    return status, json.loads(capsys.readouterr().out)
+    return status, valid(json.loads(capsys.readouterr().out))
 
 
 def _id(example: dict[str, Any]) -> str:
