@@ -65,7 +65,7 @@ def check_law(law: Law, problem: Problem, examples: int, seed: int) -> EngineRes
             raise _Abort
         return status in ("fails", "raised")
 
-    searched = (f"{examples} generated examples (seed {seed}, shrinking on), "
+    searched = (f"up to {examples} generated examples (seed {seed}, shrinking on), "
                 f"A = {problem.accumulators.spec}, V = {problem.values.spec}"
                 + (f", multisets of size <= {problem.bounds.bag}"
                    if any(kind == "bag" for _, kind in law.params) else ""))
