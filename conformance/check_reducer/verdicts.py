@@ -41,7 +41,7 @@ class LawVerdict:
     law: Law
     status: str  # "holds" | "fails" | "error" | "not checked"
     decided: bool
-    verdict: Verdict
+    verdict: Verdict | None  # None when nothing was searched ("not checked")
     found_by: list[str]
     finding: Finding | None
     engines: list[EngineResult]
@@ -71,8 +71,7 @@ def combine(law: Law, results: Sequence[EngineResult]) -> LawVerdict:
                                 sides=dict(best.sides or {})),
                           [r.engine for r in failed], best, list(results))
     if not ran:
-        return LawVerdict(law, "not checked", False, holds(law.spec_id, "nothing searched", 0),
-                          [], None, list(results))
+        return LawVerdict(law, "not checked", False, None, [], None, list(results))
     decided = any(r.decided for r in ran)
     return LawVerdict(law, "holds", decided, holds(law.spec_id, searched, cases, decided),
                       [], None, list(results))
@@ -246,7 +245,7 @@ def complete_by_theorem_2(problem: Problem, lines: dict[str, LawVerdict]) -> Non
         return
     found_by = [f"SKIP-THM-2 from {engine}" for engine in def7.found_by]
     lines["def11"] = LawVerdict(def11.law, "fails", False,
-                                fails(def11.law.spec_id, def11.verdict.searched, def11.verdict.cases,
+                                fails(def11.law.spec_id, "SKIP-THM-2 construction", 1,
                                       instance=dict(finding.args), sides=dict(finding.sides or {})),
                                 found_by, finding, def11.engines,
                                 ["Not found by the SKIP-DEF-11 search itself: built from the SKIP-DEF-7 "

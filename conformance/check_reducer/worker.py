@@ -150,7 +150,7 @@ def _line(v: LawVerdict) -> dict[str, Any]:
     return {"id": v.law.spec_id, "key": v.law.key, "title": v.law.title,
             "statement": v.law.statement, "status": v.status, "decided": v.decided,
             "found_by": v.found_by, "counterexample": _finding(v.law, v.finding),
-            "verdict": v.verdict.describe() if v.status == "holds" else None,
+            "verdict": v.verdict.describe() if v.verdict is not None and v.verdict.holds else None,
             "declined": sum(r.declined for r in v.engines),
             "explanation": v.explanation, "engines": [_engine(r) for r in v.engines]}
 
