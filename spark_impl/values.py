@@ -1,0 +1,31 @@
+"""JSON values on Spark: one canonical string per value.
+
+The protocols carry JSON values (arrays as tuples). Where Spark only needs to
+compare or group values (keys, elements of a set, values of a multiset) they
+travel as their canonical JSON text: equal values have equal text, so Spark's
+string equality and hashing are the value's. Numeric reducers get their own
+typed columns (see :mod:`spark_impl.reducers`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def encode(value: Any) -> str:
+    """The canonical JSON text of ``value`` (tuples as arrays, sorted object keys)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _freeze(v) for k, v in value.items()}
+    return value
+
+
+def decode(text: str) -> Any:
+    """The value of a canonical JSON text, with arrays as tuples (hashable)."""
+    return _freeze(json.loads(text))
