@@ -11,9 +11,11 @@ the base, writes touch only the pending part).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import reduce as fold_left
+from typing import Any
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame, Row
 from pyspark.sql import functions as F
 
 
@@ -70,6 +72,20 @@ class ZSetTable:
         parts = [part.join(keys, on, "left_semi") for part in self._parts()]
         return self.consolidate(union_all(parts), self.columns)
 
+    def matching(self, condition: Column) -> DataFrame:
+        """The rows of every part satisfying ``condition``, *not* consolidated.
+
+        Filters only (one stage, no shuffle, no broadcast): for lookups of a few
+        values (``isin`` over a literal list), consolidated by the caller with
+        :func:`consolidate_rows`. A cheaper job than :meth:`restricted` by
+        ~0.2 s on a small probe (measured: the broadcast exchange dominates).
+        """
+        return union_all([part.where(condition) for part in self._parts()])
+
+    def collect_rows(self) -> dict[tuple[Any, ...], int]:
+        """Every row with its total weight, consolidated in the driver (small tables only)."""
+        return consolidate_rows(self.matching(F.lit(True)).collect(), self.columns)
+
     def add(self, delta: DataFrame, rows: int) -> None:
         """Add the Z-set ``delta`` (columns + ``w``; ``rows`` bounds its size)."""
         self.pending.append(delta.select(*self.columns, "w"))
@@ -89,3 +105,12 @@ class ZSetTable:
             self.overlay, self.overlay_rows = None, 0
         else:
             self.overlay = materialise(self.consolidate(union_all(parts), self.columns))
+
+
+def consolidate_rows(rows: Iterable[Row], columns: list[str]) -> dict[tuple[Any, ...], int]:
+    """Sum the weights of collected rows per distinct row; drop zero weights."""
+    out: dict[tuple[Any, ...], int] = {}
+    for row in rows:
+        key = tuple(row[c] for c in columns)
+        out[key] = out.get(key, 0) + int(row["w"])
+    return {key: w for key, w in out.items() if w != 0}
