@@ -1,0 +1,522 @@
+"""A small dataflow language over Z-set collections, with a JSON form, its
+standard semantics and its incremental (differential) evaluation (DD-DEC-DATAFLOW).
+
+This is the program syntax of the conformance suite's ``zset`` area
+(``ZSetEngine.build(program)`` / ``step(inputs) -> output delta``).
+
+Syntax (JSON; arrays stand for tuples)::
+
+    program := {"inputs": [name, ...], "output": node, "max_iterations": int?}
+    node    := {"op": "input",    "name": name}
+             | {"op": "map",      "fn": fn,     "arg": node}
+             | {"op": "filter",   "pred": pred, "arg": node}
+             | {"op": "join",     "left": node, "right": node}
+             | {"op": "distinct", "arg": node}
+             | {"op": "reduce",   "agg": agg,   "arg": node}
+             | {"op": "plus",     "left": node, "right": node}   ("union" is an alias)
+             | {"op": "negate",   "arg": node}
+             | {"op": "iterate",  "var": name, "seed": node, "body": node}
+             | {"op": "var",      "name": name}
+
+``fn``, ``pred`` and ``agg`` are names from the vocabulary of
+:mod:`reference.differential.operators`. ``join`` matches pairs on their first
+component and outputs ``(k, (a, b))``. ``plus`` (alias ``union``) is Z-set
+addition (bag union: weights add). ``iterate`` binds ``var`` in ``body``:
+``X_0 = seed``, ``X_{n+1} = body(X_n)``, and its value is ``X_k`` for the
+first ``k`` with ``X_{k+1} = X_k`` (``k + 1 <= max_iterations``, default 100;
+otherwise the error class ``no-fixpoint``). ``input`` and outer ``var``s may be
+used anywhere inside a body (they are constant across iterations).
+
+Observation. Versions are ``0, 1, 2, ...``; at each version the engine is fed
+one delta per input (absent = empty). The *observation* an engine produces at
+version ``t`` is the output delta, a Z-set:
+
+    ``output(t) - output(t - 1)``   (``output(-1)`` is empty),
+
+where ``output(t)`` is the standard semantics of the program on the input
+collections at version ``t`` (the sums of the input deltas of versions ``<= t``).
+
+Two evaluations, which must agree (checked in tests, DD-DEC-DATAFLOW):
+
+- :func:`standard_output_deltas`: recompute ``output(t)`` from scratch at every
+  version and subtract;
+- :func:`incremental_output_deltas` (one version at a time with :func:`step`):
+  differential evaluation over times ``N^d``, following DD-RULE-LINEAR,
+  DD-RULE-JOIN, DD-RULE-DISTINCT, DD-RULE-REDUCE and DD-RULE-ITERATE.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from reference.algebra.zset import ZSet
+from reference.differential.operators import (
+    AGGREGATES,
+    FILTER_PREDICATES,
+    MAP_FUNCTIONS,
+    DataflowError,
+    Time,
+    Trace,
+    distinct,
+    element_key,
+    filter_zset,
+    join,
+    join_rule,
+    keyed_rule,
+    leq,
+    linear_rule,
+    map_zset,
+    pair_key,
+    reduce,
+)
+
+# --- syntax ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Input:
+    name: str
+
+
+@dataclass(frozen=True)
+class Map:
+    fn: str
+    arg: Node
+
+
+@dataclass(frozen=True)
+class Filter:
+    pred: str
+    arg: Node
+
+
+@dataclass(frozen=True)
+class Join:
+    left: Node
+    right: Node
+
+
+@dataclass(frozen=True)
+class Distinct:
+    arg: Node
+
+
+@dataclass(frozen=True)
+class Reduce:
+    agg: str
+    arg: Node
+
+
+@dataclass(frozen=True)
+class Plus:
+    left: Node
+    right: Node
+
+
+@dataclass(frozen=True)
+class Negate:
+    arg: Node
+
+
+@dataclass(frozen=True)
+class Iterate:
+    var: str
+    seed: Node
+    body: Node
+
+
+@dataclass(frozen=True)
+class Var:
+    name: str
+
+
+Node = Input | Map | Filter | Join | Distinct | Reduce | Plus | Negate | Iterate | Var
+
+DEFAULT_MAX_ITERATIONS = 100
+
+
+@dataclass(frozen=True)
+class Program:
+    inputs: tuple[str, ...]
+    output: Node
+    max_iterations: int = DEFAULT_MAX_ITERATIONS
+
+
+def children(node: Node) -> tuple[Node, ...]:
+    """The sub-nodes, in a fixed order (their positions name them in traces)."""
+    if isinstance(node, (Map, Filter, Distinct, Reduce, Negate)):
+        return (node.arg,)
+    if isinstance(node, (Join, Plus)):
+        return (node.left, node.right)
+    if isinstance(node, Iterate):
+        return (node.seed, node.body)
+    return ()
+
+
+def validate(program: Program) -> Program:
+    """Check names: inputs declared, vars bound, vocabulary known; return the program."""
+    if program.max_iterations < 1:
+        raise DataflowError("malformed-input", "max_iterations must be >= 1")
+
+    def check(node: Node, bound: frozenset[str]) -> None:
+        if isinstance(node, Input) and node.name not in program.inputs:
+            raise DataflowError("malformed-input", f"undeclared input {node.name!r}")
+        if isinstance(node, Var) and node.name not in bound:
+            raise DataflowError("malformed-input", f"unbound var {node.name!r}")
+        if isinstance(node, Map) and node.fn not in MAP_FUNCTIONS:
+            raise DataflowError("malformed-input", f"unknown map fn {node.fn!r}")
+        if isinstance(node, Filter) and node.pred not in FILTER_PREDICATES:
+            raise DataflowError("malformed-input", f"unknown filter pred {node.pred!r}")
+        if isinstance(node, Reduce) and node.agg not in AGGREGATES:
+            raise DataflowError("malformed-input", f"unknown aggregate {node.agg!r}")
+        if isinstance(node, Iterate):
+            check(node.seed, bound)
+            check(node.body, bound | {node.var})
+            return
+        for child in children(node):
+            check(child, bound)
+
+    check(program.output, frozenset())
+    return program
+
+
+# --- JSON form ----------------------------------------------------------------------
+
+
+def _field(obj: Mapping[str, Any], name: str, kind: type) -> Any:
+    value = obj.get(name)
+    if not isinstance(value, kind):
+        raise DataflowError("malformed-input", f"{obj.get('op')!r} needs {name!r}: {kind.__name__}")
+    return value
+
+
+def node_from_json(obj: Any) -> Node:
+    """Parse a node from its JSON object."""
+    if not isinstance(obj, Mapping):
+        raise DataflowError("malformed-input", f"a node is a JSON object, got {obj!r}")
+    op = obj.get("op")
+
+    def sub(name: str) -> Node:
+        return node_from_json(obj.get(name))
+
+    if op == "input":
+        return Input(_field(obj, "name", str))
+    if op == "var":
+        return Var(_field(obj, "name", str))
+    if op == "map":
+        return Map(_field(obj, "fn", str), sub("arg"))
+    if op == "filter":
+        return Filter(_field(obj, "pred", str), sub("arg"))
+    if op == "join":
+        return Join(sub("left"), sub("right"))
+    if op == "distinct":
+        return Distinct(sub("arg"))
+    if op == "reduce":
+        return Reduce(_field(obj, "agg", str), sub("arg"))
+    if op in ("plus", "union"):
+        return Plus(sub("left"), sub("right"))
+    if op == "negate":
+        return Negate(sub("arg"))
+    if op == "iterate":
+        return Iterate(_field(obj, "var", str), sub("seed"), sub("body"))
+    raise DataflowError("malformed-input", f"unknown op {op!r}")
+
+
+def node_to_json(node: Node) -> dict[str, Any]:
+    """The JSON object of a node (``plus`` is written ``plus``)."""
+    if isinstance(node, Input):
+        return {"op": "input", "name": node.name}
+    if isinstance(node, Var):
+        return {"op": "var", "name": node.name}
+    if isinstance(node, Map):
+        return {"op": "map", "fn": node.fn, "arg": node_to_json(node.arg)}
+    if isinstance(node, Filter):
+        return {"op": "filter", "pred": node.pred, "arg": node_to_json(node.arg)}
+    if isinstance(node, Join):
+        return {"op": "join", "left": node_to_json(node.left), "right": node_to_json(node.right)}
+    if isinstance(node, Distinct):
+        return {"op": "distinct", "arg": node_to_json(node.arg)}
+    if isinstance(node, Reduce):
+        return {"op": "reduce", "agg": node.agg, "arg": node_to_json(node.arg)}
+    if isinstance(node, Plus):
+        return {"op": "plus", "left": node_to_json(node.left), "right": node_to_json(node.right)}
+    if isinstance(node, Negate):
+        return {"op": "negate", "arg": node_to_json(node.arg)}
+    return {"op": "iterate", "var": node.var, "seed": node_to_json(node.seed),
+            "body": node_to_json(node.body)}
+
+
+def program_from_json(obj: Any) -> Program:
+    """Parse and validate a program from its JSON object."""
+    if not isinstance(obj, Mapping):
+        raise DataflowError("malformed-input", "a program is a JSON object")
+    inputs = obj.get("inputs")
+    if not (isinstance(inputs, Sequence) and all(isinstance(n, str) for n in inputs)):
+        raise DataflowError("malformed-input", "a program needs 'inputs': [name, ...]")
+    bound = obj.get("max_iterations", DEFAULT_MAX_ITERATIONS)
+    if type(bound) is not int:
+        raise DataflowError("malformed-input", "'max_iterations' is an int")
+    return validate(Program(tuple(inputs), node_from_json(obj.get("output")), bound))
+
+
+def program_to_json(program: Program) -> dict[str, Any]:
+    return {"inputs": list(program.inputs), "output": node_to_json(program.output),
+            "max_iterations": program.max_iterations}
+
+
+def zset_from_rows(rows: Sequence[Sequence[Any]]) -> ZSet:
+    """A Z-set from wire rows ``[[element, weight], ...]`` (JSON arrays become tuples)."""
+    return ZSet.from_pairs((_tuples(e), int(w)) for e, w in rows)
+
+
+def zset_to_rows(z: ZSet) -> list[list[Any]]:
+    """Wire rows ``[[element, weight], ...]`` in canonical order (tuples become arrays)."""
+    return [[_lists(e), w] for e, w in z.items()]
+
+
+def _tuples(v: Any) -> Any:
+    return tuple(_tuples(x) for x in v) if isinstance(v, (list, tuple)) else v
+
+
+def _lists(v: Any) -> Any:
+    return [_lists(x) for x in v] if isinstance(v, tuple) else v
+
+
+# --- (a) the standard semantics --------------------------------------------------------
+
+
+def evaluate(
+    node: Node, inputs: Mapping[str, ZSet], env: Mapping[str, ZSet], max_iterations: int
+) -> ZSet:
+    """The collection a node denotes, given input collections and loop variables."""
+
+    def ev(n: Node) -> ZSet:
+        return evaluate(n, inputs, env, max_iterations)
+
+    if isinstance(node, Input):
+        return inputs.get(node.name, ZSet.zero())
+    if isinstance(node, Var):
+        return env[node.name]
+    if isinstance(node, Map):
+        return map_zset(node.fn, ev(node.arg))
+    if isinstance(node, Filter):
+        return filter_zset(node.pred, ev(node.arg))
+    if isinstance(node, Join):
+        return join(ev(node.left), ev(node.right))
+    if isinstance(node, Distinct):
+        return distinct(ev(node.arg))
+    if isinstance(node, Reduce):
+        return reduce(node.agg, ev(node.arg))
+    if isinstance(node, Plus):
+        return ev(node.left) + ev(node.right)
+    if isinstance(node, Negate):
+        return -ev(node.arg)
+    x = ev(node.seed)  # X_0
+    for _ in range(max_iterations):
+        nxt = evaluate(node.body, inputs, {**env, node.var: x}, max_iterations)
+        if nxt == x:
+            return x
+        x = nxt
+    raise DataflowError("no-fixpoint", f"iterate {node.var!r}: no fixpoint in {max_iterations} steps")
+
+
+def input_collections(
+    program: Program, deltas: Sequence[Mapping[str, ZSet]]
+) -> list[dict[str, ZSet]]:
+    """The input collections at each version: sums of the deltas so far."""
+    current = {name: ZSet.zero() for name in program.inputs}
+    versions = []
+    for delta in deltas:
+        for name, d in delta.items():
+            if name not in current:
+                raise DataflowError("malformed-input", f"undeclared input {name!r}")
+            current[name] = current[name] + d
+        versions.append(dict(current))
+    return versions
+
+
+def standard_outputs(program: Program, deltas: Sequence[Mapping[str, ZSet]]) -> tuple[ZSet, ...]:
+    """``output(t)`` for each version ``t``, recomputed from scratch."""
+    return tuple(
+        evaluate(program.output, collections, {}, program.max_iterations)
+        for collections in input_collections(program, deltas)
+    )
+
+
+def standard_output_deltas(
+    program: Program, deltas: Sequence[Mapping[str, ZSet]]
+) -> tuple[ZSet, ...]:
+    """The observations: ``output(t) - output(t - 1)`` for each version ``t``."""
+    outputs = standard_outputs(program, deltas)
+    previous = (ZSet.zero(), *outputs[:-1])
+    return tuple(now - before for now, before in zip(outputs, previous, strict=True))
+
+
+# --- (b) the incremental (differential) evaluation ---------------------------------------
+
+#: A node's position in the program tree: child indices from the output node.
+Path = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class DifferentialState:
+    """What the differential evaluation keeps between versions: the trace of
+    every node (its non-zero differences by time ``N^d``), never mutated."""
+
+    version: int
+    traces: Mapping[Path, Trace]
+
+
+def initial_state() -> DifferentialState:
+    return DifferentialState(0, {})
+
+
+def step(
+    program: Program, state: DifferentialState, inputs: Mapping[str, ZSet]
+) -> tuple[DifferentialState, ZSet]:
+    """Feed the input deltas of the next version; the new state and the output delta.
+
+    Every node is evaluated at the times of this version only (``(t,)`` at the top,
+    ``(t, i, ...)`` inside loops), from its children's differences at those times
+    and the traces of earlier times, by the DD-RULE-* rules.
+    """
+    for name in inputs:
+        if name not in program.inputs:
+            raise DataflowError("malformed-input", f"undeclared input {name!r}")
+    run = _Step(program, state, inputs)
+    out = run.diff(program.output, (), (state.version,), {})
+    frozen = {path: dict(trace) for path, trace in run.traces.items()}
+    return DifferentialState(state.version + 1, frozen), out
+
+
+def incremental_output_deltas(
+    program: Program, deltas: Sequence[Mapping[str, ZSet]]
+) -> tuple[ZSet, ...]:
+    """The observations computed version by version with :func:`step`."""
+    state, out = initial_state(), []
+    for delta in deltas:
+        state, d = step(program, state, delta)
+        out.append(d)
+    return tuple(out)
+
+
+#: For each bound loop variable: the path of its ``iterate`` and the depth of its body.
+_Bindings = Mapping[str, tuple[Path, int]]
+
+
+class _Step:
+    """The work of one version (local, discarded after :func:`step`)."""
+
+    def __init__(
+        self, program: Program, state: DifferentialState, inputs: Mapping[str, ZSet]
+    ) -> None:
+        self.program = program
+        self.inputs = inputs
+        self.traces: dict[Path, dict[Time, ZSet]] = {
+            path: dict(trace) for path, trace in state.traces.items()
+        }
+
+    def trace(self, path: Path) -> dict[Time, ZSet]:
+        return self.traces.setdefault(path, {})
+
+    def at(self, path: Path, t: Time) -> ZSet:
+        return self.traces.get(path, {}).get(t, ZSet.zero())
+
+    def record(self, path: Path, t: Time, diff: ZSet) -> ZSet:
+        if not diff.is_empty():
+            self.trace(path)[t] = diff
+        return diff
+
+    def diff(self, node: Node, path: Path, t: Time, bound: _Bindings) -> ZSet:
+        """The difference of ``node`` at time ``t`` (recorded in its trace)."""
+        return self.record(path, t, self._compute(node, path, t, bound))
+
+    def _compute(self, node: Node, path: Path, t: Time, bound: _Bindings) -> ZSet:
+        if isinstance(node, Input):
+            # Extend: an input is constant across iterations, so its difference
+            # lives at (t, 0, ..., 0) only.
+            constant = all(c == 0 for c in t[1:])
+            return self.inputs.get(node.name, ZSet.zero()) if constant else ZSet.zero()
+        if isinstance(node, Var):
+            loop_path, depth = bound[node.name]
+            constant = all(c == 0 for c in t[depth:])
+            return self.var_diff(loop_path, t[:depth]) if constant else ZSet.zero()
+        if isinstance(node, Iterate):
+            return self.iterate(node, path, t, bound)
+        subs = [
+            self.diff(child, (*path, i), t, bound) for i, child in enumerate(children(node))
+        ]
+        if isinstance(node, Map):
+            return linear_rule(lambda c: map_zset(node.fn, c), {t: subs[0]}, t)
+        if isinstance(node, Filter):
+            return linear_rule(lambda c: filter_zset(node.pred, c), {t: subs[0]}, t)
+        if isinstance(node, Negate):
+            return linear_rule(lambda c: -c, {t: subs[0]}, t)
+        if isinstance(node, Plus):
+            return subs[0] + subs[1]
+        if isinstance(node, Join):
+            return join_rule(self.trace((*path, 0)), self.trace((*path, 1)), t)
+        if isinstance(node, Distinct):
+            return keyed_rule(distinct, element_key, self.trace((*path, 0)), t)
+        assert isinstance(node, Reduce)
+        agg = node.agg
+        return keyed_rule(lambda c: reduce(agg, c), pair_key, self.trace((*path, 0)), t)
+
+    def var_diff(self, loop_path: Path, u: Time) -> ZSet:
+        """DD-RULE-ITERATE: the loop variable ``d = in(seed) + fb(body)`` at ``u = (τ, i)``:
+        ``δd = δseed_τ`` at ``i = 0``, ``δbody_(τ,0) - δseed_τ`` at ``i = 1`` (Proposition 3,
+        ``δ(in)``), ``δbody_(τ,i-1)`` at ``i >= 2`` (``δ(fb) = fb``)."""
+        tau, i = u[:-1], u[-1]
+        seed, body = (*loop_path, 0), (*loop_path, 1)
+        if i == 0:
+            return self.at(seed, tau)
+        if i == 1:
+            return self.at(body, (*tau, 0)) - self.at(seed, tau)
+        return self.at(body, (*tau, i - 1))
+
+    def iterate(self, node: Iterate, path: Path, t: Time, bound: _Bindings) -> ZSet:
+        """DD-RULE-ITERATE: run the body at ``(t, 0), (t, 1), ...`` until the loop
+        variable's next difference is zero and no earlier time has differences at a
+        later iteration; the egress is ``Σ_i δd_(t,i)`` (Proposition 3, ``δ(out_k)``)."""
+        depth = len(t)
+        self.diff(node.seed, (*path, 0), t, bound)
+        inner = {**bound, node.var: (path, depth + 1)}
+        last_earlier = self.last_earlier_iteration(path, t)
+        limit = self.program.max_iterations + 1
+        i = 0
+        while True:
+            self.diff(node.body, (*path, 1), (*t, i), inner)
+            if self.var_diff(path, (*t, i + 1)).is_empty() and i + 1 > last_earlier:
+                break
+            i += 1
+            if i > limit:
+                raise DataflowError(
+                    "no-fixpoint", f"iterate {node.var!r}: no fixpoint in {limit} steps"
+                )
+        total = ZSet.zero()
+        for j in range(i + 1):
+            total = total + self.var_diff(path, (*t, j))
+        return total
+
+    def last_earlier_iteration(self, loop_path: Path, t: Time) -> int:
+        """The largest iteration index ``j`` with a non-zero difference of the loop
+        variable or of a node of the body at a time ``(τ', j, ...)``, ``τ' < t``
+        (-1 if none). Beyond it, earlier versions contribute nothing."""
+        depth = len(t)
+        latest = -1
+        for path, trace in self.traces.items():
+            in_body = path[: len(loop_path) + 1] == (*loop_path, 1)
+            is_seed = path == (*loop_path, 0)
+            if not (in_body or is_seed):
+                continue
+            for u in trace:
+                outer = u[:depth]
+                if outer == t or not leq(outer, t):
+                    continue
+                if in_body:  # body at (τ', j) feeds the variable at (τ', j + 1)
+                    latest = max(latest, u[depth] + 1)
+                elif is_seed:  # the seed reaches the variable at (τ', 0) and (τ', 1)
+                    latest = max(latest, 1)
+        return latest

@@ -1,0 +1,301 @@
+"""§3.2 "Algorithms": expansion (BFS) and contraction (worklist cascade with
+re-derivation), with the gaps of the printed pseudo-code settled:
+
+* FIX-DEC-EXPAND-SEED: the expansion frontier is F'(current) \\ current, i.e.
+  the new base elements *and* the targets of new step pairs out of live
+  elements (§4.2 seeds E from R → E; the printed code seeds only new base);
+* FIX-DEC-REDERIVE-RANK: every element added (by expansion or re-derivation)
+  gets 1 + the least rank of its live derivers (base elements 0), so the
+  rank invariant FIX-DEC-RANK-INVARIANT survives every operation (the printed
+  code restarts ranks at 0 when it re-derives).
+
+The printed pseudo-code itself is kept, as evidence, in
+:mod:`reference.fixpoint.printed`.
+
+Work counters (FIX-CLAIM-COMPLEXITY) count what the *algorithm examines*:
+``elements_visited`` (frontier elements settled, worklist pops, dying elements
+examined for re-derivation) and ``edges_scanned`` (pairs (x, y) read through
+stepFwd or stepInv). They do not count the copying of the immutable state
+(building the new frozenset and rank map costs O(|current|) per update in this
+pure reference, by design, and is excluded: an in-place engine does not pay it).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from itertools import count
+from types import MappingProxyType
+
+from reference.fixpoint.general_pattern import Elem, Operator, StepFwd
+
+INFINITE_RANK = float("inf")
+
+
+@dataclass(frozen=True)
+class Config:
+    """§3.1.2 "Configuration (User Provides)": base (required), stepFwd
+    (required) and stepInv (for contraction; FIX-REM-1). ``step_inv`` may be
+    ``None`` in the simple API or when the system derives it from stepFwd."""
+
+    base: frozenset[Elem]
+    step_fwd: StepFwd
+    step_inv: StepFwd | None = None
+
+    def operator(self) -> Operator:
+        """F(S) = base ∪ step(S) (§3.1.2)."""
+        return Operator(self.base, self.step_fwd)
+
+
+@dataclass(frozen=True)
+class State:
+    """§3.1.3 "State (System Maintains)": current = lfp(F), and rank ("BFS
+    distance from base", for contraction). ``rank`` is defined exactly on
+    ``current``."""
+
+    current: frozenset[Elem] = frozenset()
+    rank: Mapping[Elem, int] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True)
+class Work:
+    """What one phase of an update examined (see the module docstring)."""
+
+    elements_visited: int = 0
+    edges_scanned: int = 0
+
+    def __add__(self, other: Work) -> Work:
+        return Work(self.elements_visited + other.elements_visited,
+                    self.edges_scanned + other.edges_scanned)
+
+
+@dataclass(frozen=True)
+class UpdateWork:
+    """Work of one update, by phase: expansion, cascade (contraction phase 1),
+    re-derivation (contraction phase 2, its expansion included in ``expansion``)."""
+
+    expansion: Work = Work()
+    cascade: Work = Work()
+    rederivation: Work = Work()
+
+    @property
+    def total(self) -> Work:
+        return self.expansion + self.cascade + self.rederivation
+
+    def __add__(self, other: UpdateWork) -> UpdateWork:
+        return UpdateWork(self.expansion + other.expansion, self.cascade + other.cascade,
+                          self.rederivation + other.rederivation)
+
+    def as_mapping(self) -> dict[str, int]:
+        """The counters as the conformance protocol's ``work`` mapping."""
+        t = self.total
+        return {
+            "elements_visited": t.elements_visited, "edges_scanned": t.edges_scanned,
+            "expansion_elements": self.expansion.elements_visited,
+            "expansion_edges": self.expansion.edges_scanned,
+            "cascade_elements": self.cascade.elements_visited,
+            "cascade_edges": self.cascade.edges_scanned,
+            "rederive_elements": self.rederivation.elements_visited,
+            "rederive_edges": self.rederivation.edges_scanned,
+        }
+
+
+def rank_of(rank: Mapping[Elem, int], x: Elem) -> float:
+    """rank[x], or ∞ for an element without a rank."""
+    r = rank.get(x)
+    return INFINITE_RANK if r is None else r
+
+
+def freeze(current: Iterable[Elem], rank: Mapping[Elem, int]) -> State:
+    return State(frozenset(current), MappingProxyType(dict(rank)))
+
+
+# --- expansion ---------------------------------------------------------------
+
+
+def expansion_frontier(
+    state: State,
+    added_to_base: Iterable[Elem] = (),
+    added_to_step: Iterable[tuple[Elem, Elem]] = (),
+) -> tuple[dict[Elem, int], Work]:
+    """FIX-DEC-EXPAND-SEED: the seeds of expansion with their ranks:
+    new base elements not live (rank 0), and y for each added pair (x, y) with
+    x live and y not live (rank 1 + rank[x], least over such x). As a set this
+    is F'(current) \\ current when current = lfp(F) and the added pairs are
+    exactly stepFwd' \\ stepFwd (Lean ``expansionDelta``). Only the added base
+    elements are examined (base ⊆ current before), not the whole base."""
+    seeds: dict[Elem, int] = {}
+    elements = edges = 0
+    for b in added_to_base:
+        elements += 1
+        if b not in state.current:
+            seeds[b] = 0
+    for x, y in added_to_step:
+        edges += 1
+        if x in state.current and y not in state.current:
+            r = state.rank[x] + 1
+            if r < seeds.get(y, r + 1):
+                seeds[y] = r
+    return seeds, Work(elements, edges)
+
+
+def rerank_new_base(state: State, added_to_base: Iterable[Elem]) -> State:
+    """A live element that becomes a base element gets rank 0 (clause I2 of
+    FIX-DEC-RANK-INVARIANT; lowering a rank never breaks clause I3)."""
+    lowered = {b: 0 for b in added_to_base if b in state.current and state.rank[b] != 0}
+    if not lowered:
+        return state
+    return freeze(state.current, {**state.rank, **lowered})
+
+
+@dataclass(frozen=True)
+class Expansion:
+    state: State
+    added: tuple[Elem, ...]  # in the order they were settled
+    work: Work
+    trace: tuple[frozenset[Elem], ...] = ()  # current after each settled element (record=True)
+
+
+def expand(state: State, config_new: Config, frontier: Mapping[Elem, int],
+           record: bool = False) -> Expansion:
+    """FIX-ALG-EXPAND (corrected): BFS from ``frontier`` (element -> tentative
+    rank), settling elements in rank order; each settled element x gets the
+    least tentative rank offered, i.e. 1 + min rank of its live derivers
+    (FIX-DEC-REDERIVE-RANK), and offers rank[x] + 1 to stepFwd'(x) \\ current.
+    Cost O(|new| + |edges from new|) (times log |frontier| for the queue)."""
+    live = set(state.current)
+    rank = dict(state.rank)
+    tie = count()
+    queue = [(r, next(tie), x) for x, r in frontier.items()]
+    heapq.heapify(queue)
+    added: list[Elem] = []
+    trace: list[frozenset[Elem]] = []
+    elements = edges = 0
+    while queue:
+        r, _, x = heapq.heappop(queue)
+        if x in live:
+            continue  # already settled with a rank <= r
+        elements += 1
+        live.add(x)
+        rank[x] = r
+        added.append(x)
+        if record:
+            trace.append(frozenset(live))
+        for y in config_new.step_fwd(x):
+            edges += 1
+            if y not in live:
+                heapq.heappush(queue, (r + 1, next(tie), y))
+    return Expansion(freeze(live, rank), tuple(added), Work(elements, edges), tuple(trace))
+
+
+# --- contraction -------------------------------------------------------------
+
+
+def lost_support(
+    state: State,
+    removed_from_base: Iterable[Elem] = (),
+    removed_from_step: Iterable[tuple[Elem, Elem]] = (),
+) -> tuple[tuple[Elem, ...], Work]:
+    """The initial worklist of contraction, "{x | x lost support}": live
+    elements removed from base, and y for each removed pair (x, y) with x and y
+    live (a pair out of a dead x supported nothing)."""
+    out: dict[Elem, None] = {}
+    elements = edges = 0
+    for b in removed_from_base:
+        elements += 1
+        if b in state.current:
+            out[b] = None
+    for x, y in removed_from_step:
+        edges += 1
+        if x in state.current and y in state.current:
+            out[y] = None
+    return tuple(out), Work(elements, edges)
+
+
+@dataclass(frozen=True)
+class Contraction:
+    state: State
+    dying: frozenset[Elem]  # removed by the cascade (phase 1)
+    rederived: tuple[Elem, ...]  # added back by phase 2's expansion
+    cascade_work: Work
+    rederive_work: Work  # the scan of dying elements and their derivers
+    expansion_work: Work  # phase 2's expansion
+    trace: tuple[frozenset[Elem], ...] = ()  # current \ dying after each death, then expansion
+
+
+def cascade(state: State, config_new: Config, worklist: Iterable[Elem],
+            record: bool = False) -> tuple[frozenset[Elem], Work, tuple[frozenset[Elem], ...]]:
+    """FIX-ALG-CONTRACT phase 1: the worklist cascade. Pops x; x survives if it
+    is in base' or has a deriver y ∈ current \\ dying with rank[y] < rank[x];
+    otherwise x dies and its dependents (stepFwd'(x)) join the worklist.
+    When the rank invariant holds before, the survivors are exactly the
+    well-founded cascade fixpoint of FIX-DEF-7 with these ranks (FIX-DEC-GAP).
+    Returns (dying, work, trace)."""
+    assert config_new.step_inv is not None, "contraction needs stepInv (FIX-REM-1)"
+    step_inv = config_new.step_inv
+    current, rank = state.current, state.rank
+    queue = deque(worklist)
+    dying: set[Elem] = set()
+    trace: list[frozenset[Elem]] = []
+    elements = edges = 0
+    while queue:
+        x = queue.popleft()
+        elements += 1
+        if x in dying or x in config_new.base or x not in current:
+            continue
+        rx = rank_of(rank, x)
+        has_support = False
+        for y in step_inv(x):
+            edges += 1
+            if y in current and y not in dying and rank_of(rank, y) < rx:
+                has_support = True
+                break
+        if not has_support:
+            dying.add(x)
+            if record:
+                trace.append(current - dying)
+            for z in config_new.step_fwd(x):
+                edges += 1
+                if z in current and z not in dying:
+                    queue.append(z)
+    return frozenset(dying), Work(elements, edges), tuple(trace)
+
+
+def rederive_frontier(state_after: State, config_new: Config,
+                      dying: Iterable[Elem]) -> tuple[dict[Elem, int], Work]:
+    """FIX-ALG-CONTRACT phase 2 frontier, with FIX-DEC-REDERIVE-RANK: each
+    y ∈ dying with a surviving deriver, at rank 1 + min{rank[x] | x ∈ stepInv'(y)
+    surviving}. Scans every deriver of every dying element (the printed code
+    stops at the first): O(|dying| + |edges to dying|)."""
+    assert config_new.step_inv is not None
+    frontier: dict[Elem, int] = {}
+    elements = edges = 0
+    for y in dying:
+        elements += 1
+        best: int | None = None
+        for x in config_new.step_inv(y):
+            edges += 1
+            if x in state_after.current:
+                r = state_after.rank[x] + 1
+                best = r if best is None else min(best, r)
+        if best is not None:
+            frontier[y] = best
+    return frontier, Work(elements, edges)
+
+
+def contract(state: State, config_new: Config, worklist: Iterable[Elem],
+             record: bool = False) -> Contraction:
+    """FIX-ALG-CONTRACT (corrected): cascade with the (possibly stale) ranks,
+    then re-derive from the removed elements that a survivor still derives,
+    assigning ranks by FIX-DEC-REDERIVE-RANK. Correct for any ranks
+    (FIX-THM-CASCADE-REDERIVE); the ranks only decide how much is removed
+    and re-derived."""
+    dying, cascade_work, cascade_trace = cascade(state, config_new, worklist, record)
+    survivors = state.current - dying
+    after = freeze(survivors, {x: r for x, r in state.rank.items() if x not in dying})
+    frontier, rederive_work = rederive_frontier(after, config_new, dying)
+    expansion = expand(after, config_new, frontier, record)
+    return Contraction(expansion.state, dying, expansion.added, cascade_work, rederive_work,
+                       expansion.work, cascade_trace + expansion.trace)
