@@ -40,6 +40,8 @@ class GroupReducer:
     scalar: bool = True
     #: Spark SQL type of the value column this reducer reads
     value_type: str = "bigint"
+    #: Spark SQL type of each accumulator component (default: the value's element type)
+    acc_type: str = ""
 
     @property
     def initial(self) -> tuple[int, ...]:
@@ -82,7 +84,8 @@ def sum_reducer(value_type: str = "bigint") -> GroupReducer:
 
 def count_reducer(value_type: str = "bigint") -> GroupReducer:
     """Counts occurrences; the values themselves (of any type) are not read."""
-    return GroupReducer("count", 1, lambda v: [F.lit(1).cast("bigint")], value_type=value_type)
+    return GroupReducer("count", 1, lambda v: [F.lit(1).cast("bigint")], value_type=value_type,
+                        acc_type="bigint")
 
 
 def sum_tuple_reducer(arity: int, value_type: str = "bigint") -> GroupReducer:

@@ -53,7 +53,7 @@ class ZSetTable:
     def consolidate(df: DataFrame, columns: list[str]) -> DataFrame:
         return df.groupBy(*columns).agg(F.sum("w").alias("w")).where(F.col("w") != 0)
 
-    def _parts(self) -> list[DataFrame]:
+    def parts(self) -> list[DataFrame]:
         parts = [self.base]
         if self.overlay is not None:
             parts.append(self.overlay)
@@ -61,7 +61,7 @@ class ZSetTable:
 
     def all(self) -> DataFrame:
         """Every row with its total weight (consolidated)."""
-        return self.consolidate(union_all(self._parts()), self.columns)
+        return self.consolidate(union_all(self.parts()), self.columns)
 
     def restricted(self, probe: DataFrame, on: list[str]) -> DataFrame:
         """The consolidated rows whose ``on`` columns match a row of the small ``probe``.
@@ -69,7 +69,7 @@ class ZSetTable:
         The probe is broadcast; each part is scanned once (Spark has no index).
         """
         keys = F.broadcast(probe.select(*on).distinct())
-        parts = [part.join(keys, on, "left_semi") for part in self._parts()]
+        parts = [part.join(keys, on, "left_semi") for part in self.parts()]
         return self.consolidate(union_all(parts), self.columns)
 
     def matching(self, condition: Column) -> DataFrame:
@@ -80,7 +80,7 @@ class ZSetTable:
         :func:`consolidate_rows`. A cheaper job than :meth:`restricted` by
         ~0.2 s on a small probe (measured: the broadcast exchange dominates).
         """
-        return union_all([part.where(condition) for part in self._parts()])
+        return union_all([part.where(condition) for part in self.parts()])
 
     def collect_rows(self) -> dict[tuple[Any, ...], int]:
         """Every row with its total weight, consolidated in the driver (small tables only)."""

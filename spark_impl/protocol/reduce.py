@@ -66,30 +66,25 @@ class SparkReduceEngine:
         engine = self._engine()
         return self.spark.createDataFrame(rows, f"k string, v {engine.value_type}, w bigint")
 
-    def _accumulator(self, row: Any) -> Any:
+    def _accumulator(self, columns: tuple[Any, ...]) -> Any:
         r = self.reducer
         if isinstance(r, GroupReducer):
-            return r.to_python(tuple(_plain(row[c]) for c in self._engine().acc_columns))
+            return r.to_python(tuple(_plain(c) for c in columns))
         if isinstance(r, OrderReducer):
-            return _plain(row["a0"])
-        return decode(row["acc"])
+            return _plain(columns[0])
+        return decode(columns[0])
 
-    def _observe(self, changes: DataFrame) -> ReduceObservation:
-        engine = self._engine()
-        view = {decode(row["k"]): self._accumulator(row) for row in engine.view().collect()}
-        changed = {
-            decode(row["k"]): self._accumulator(row) if row["present"] else None
-            for row in changes.collect()
-        }
-        return ReduceObservation(view=view, changes=changed)
+    def _view(self) -> dict[Value, Value]:
+        return {decode(k): self._accumulator(entry[:-1])
+                for k, entry in self._engine().view_rows().items()}
 
     def load(self, collection: Mapping[Value, Sequence[Value]]) -> ReduceObservation:
         engine = self._engine()
-        old = {decode(row["k"]): self._accumulator(row) for row in engine.view().collect()}
+        old = self._view()
         rows = self._rows(collection, 1)
         engine.load(self._frame(rows), len(rows))
-        new = {decode(row["k"]): self._accumulator(row) for row in engine.view().collect()}
-        changes: dict[Value, Value | None] = {k: v for k, v in new.items() if old.get(k, v) != v or k not in old}
+        new = self._view()
+        changes: dict[Value, Value | None] = {k: v for k, v in new.items() if k not in old or old[k] != v}
         changes.update({k: None for k in old if k not in new})
         return ReduceObservation(view=new, changes=changes)
 
@@ -102,4 +97,6 @@ class SparkReduceEngine:
         except InvalidDelta as exc:
             value = exc.value if isinstance(exc.value, Decimal) else decode(exc.value)
             raise InvalidDelta(decode(exc.key), _plain(value), exc.available, exc.removed) from None
-        return self._observe(changes)
+        changed = {decode(c.key): self._accumulator(c.accumulator) if c.present else None
+                   for c in changes}
+        return ReduceObservation(view=self._view(), changes=changed)
