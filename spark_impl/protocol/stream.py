@@ -1,0 +1,1 @@
+"""The ``stream`` area (placeholder until the processors land; see the module below)."""
