@@ -27,6 +27,7 @@ from reference.reduce import (  # noqa: E402
     check_incremental_correctness,
     check_skipdoc_well_formed,
     check_well_formed,
+    decide_incremental_correctness,
     ill_formedness_witness,
     incorrect_update,
     reachable_accumulators,
@@ -73,7 +74,7 @@ def separate_reachable_from_global() -> None:
     print("   the smallest on a finite carrier (decided): A = Z_2, V = {0}, ι = 0, "
           "a ⊕ v = a, a ⊖ v = 0")
     print(f"     Def. 7: {check_well_formed(tiny, (0,), 2, exhaustive=True).describe()}")
-    print(f"     Def. 11: {check_incremental_correctness(tiny, (0,), 3, 1).describe()}")
+    print(f"     Def. 11: {decide_incremental_correctness(tiny, (0, 1), (0,)).describe()}")
     print(f"     global: {check_globally_well_formed(tiny, (0, 1), (0,), exhaustive=True).describe()}")
     print()
     b2 = builtin("min_sorted")

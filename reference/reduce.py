@@ -53,6 +53,7 @@ from reference.skip.wellformed import (
     check_skipdoc_well_formed,
     check_total,
     check_well_formed,
+    decide_incremental_correctness,
     ill_formedness_witness,
     incorrect_update,
     is_well_formed,
@@ -73,6 +74,6 @@ __all__ = [
     "total_view", "view_changes",
     "IncorrectUpdate", "InverseLawFailure", "Reachable", "check_globally_well_formed",
     "check_incremental_correctness", "check_reducer", "check_remove_add_commutative", "check_skipdoc_well_formed",
-    "check_total", "check_well_formed", "ill_formedness_witness", "incorrect_update",
+    "check_total", "check_well_formed", "decide_incremental_correctness", "ill_formedness_witness", "incorrect_update",
     "is_well_formed", "reachable_accumulators", "theorem_2_witness", "well_formedness_failure",
 ]

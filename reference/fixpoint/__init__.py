@@ -15,5 +15,6 @@ Modules follow the paper's sections:
 ``worked_example``          §4: the DCE graphs of §4.1-4.5
 ``dsl``                     §5: the Level 2 DSL with derived incremental ops
 ``programs``                §6: programs of the DSL (DCE, call graph, ...)
+``stratification``          §8: stratified fixpoints with negation (extension)
 ==========================  ==================================================
 """

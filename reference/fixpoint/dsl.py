@@ -104,7 +104,17 @@ class Map:
     expr: Expr
 
 
-Expr = Const | Var | Union_ | Join | Filter | Map
+@dataclass(frozen=True)
+class Minus:
+    """``minus(E, R)``: {v ∈ E | v ∉ R}, negation of a named relation (FIX-DEF-STRAT).
+    R must not depend on S: it is data or a lower stratum's output, so F stays
+    monotone in S."""
+
+    expr: Expr
+    relation: str
+
+
+Expr = Const | Var | Union_ | Join | Filter | Map | Minus
 
 
 @dataclass(frozen=True)
@@ -137,18 +147,38 @@ def map_(fn: Fn, expr: Expr) -> Map:
     return Map(fn, expr)
 
 
-def relations(e: Expr) -> tuple[frozenset[str], frozenset[str]]:
-    """(unary relations used by const, binary relations used by join)."""
+def minus(expr: Expr, relation: str) -> Minus:
+    return Minus(expr, relation)
+
+
+@dataclass(frozen=True)
+class Uses:
+    """The named relations an expression reads: by ``const``, by ``join``, by ``minus``."""
+
+    unary: frozenset[str] = frozenset()
+    binary: frozenset[str] = frozenset()
+    negated: frozenset[str] = frozenset()
+
+    def __or__(self, other: Uses) -> Uses:
+        return Uses(self.unary | other.unary, self.binary | other.binary, self.negated | other.negated)
+
+    @property
+    def all(self) -> frozenset[str]:
+        return self.unary | self.binary | self.negated
+
+
+def relations(e: Expr) -> Uses:
+    """The named relations ``e`` reads, by kind of use."""
     if isinstance(e, Const):
-        return frozenset({e.relation}), frozenset()
+        return Uses(unary=frozenset({e.relation}))
     if isinstance(e, Var):
-        return frozenset(), frozenset()
+        return Uses()
     if isinstance(e, Union_):
-        (a, b), (c, d) = relations(e.left), relations(e.right)
-        return a | c, b | d
+        return relations(e.left) | relations(e.right)
     if isinstance(e, Join):
-        a, b = relations(e.expr)
-        return a, b | {e.relation}
+        return relations(e.expr) | Uses(binary=frozenset({e.relation}))
+    if isinstance(e, Minus):
+        return relations(e.expr) | Uses(negated=frozenset({e.relation}))
     return relations(e.expr)
 
 
@@ -170,6 +200,8 @@ def evaluate(e: Expr, db: Database, S_value: frozenset[Value]) -> frozenset[Valu
         return frozenset(e.proj(s, r) for s in inner for r in rel if e.key(s) == r[0])
     if isinstance(e, Filter):
         return frozenset(v for v in evaluate(e.expr, db, S_value) if e.pred(v))
+    if isinstance(e, Minus):
+        return evaluate(e.expr, db, S_value) - db.get(e.relation, frozenset())
     return frozenset(e.fn(v) for v in evaluate(e.expr, db, S_value))
 
 
@@ -186,17 +218,28 @@ def recompute(program: Lfp, db: Database) -> frozenset[Value]:
 
 # --- derived operations --------------------------------------------------------
 
+#: Lookup tables: a joined relation R under its name, keyed by first component;
+#: a negated relation R under ``negated_table(R)``, keyed by the element itself.
 Index = Mapping[str, Mapping[Value, tuple[Value, ...]]]
 
 
-def build_index(db: Database, binary: Iterable[str]) -> dict[str, dict[Value, tuple[Value, ...]]]:
-    """Each joined relation indexed by its first component."""
+def negated_table(relation: str) -> str:
+    return "¬" + relation
+
+
+def build_index(db: Database, uses: Uses, only: Iterable[str] | None = None
+                ) -> dict[str, dict[Value, tuple[Value, ...]]]:
+    """The lookup tables of the relations in ``uses`` (or only those named in ``only``)."""
+    names = uses.all if only is None else uses.all & frozenset(only)
     index: dict[str, dict[Value, tuple[Value, ...]]] = {}
-    for name in binary:
-        table: dict[Value, list[Value]] = {}
-        for r in db.get(name, frozenset()):
-            table.setdefault(r[0], []).append(r)
-        index[name] = {k: tuple(rs) for k, rs in table.items()}
+    for name in names:
+        if name in uses.binary:
+            table: dict[Value, list[Value]] = {}
+            for r in db.get(name, frozenset()):
+                table.setdefault(r[0], []).append(r)
+            index[name] = {k: tuple(rs) for k, rs in table.items()}
+        if name in uses.negated:
+            index[negated_table(name)] = {v: (v,) for v in db.get(name, frozenset())}
     return index
 
 
@@ -213,6 +256,8 @@ def derive_base(e: Expr, db: Database, index: Index) -> frozenset[Value]:
         return _join(e, derive_base(e.expr, db, index), index, None)
     if isinstance(e, Filter):
         return frozenset(v for v in derive_base(e.expr, db, index) if e.pred(v))
+    if isinstance(e, Minus):
+        return _minus(e, derive_base(e.expr, db, index), index, None)
     return frozenset(e.fn(v) for v in derive_base(e.expr, db, index))
 
 
@@ -227,10 +272,19 @@ def _join(e: Join, inner: Iterable[Value], index: Index, tape: set[Probe] | None
     return frozenset(out)
 
 
+def _minus(e: Minus, inner: Iterable[Value], index: Index, tape: set[Probe] | None) -> frozenset[Value]:
+    name = negated_table(e.relation)
+    table = index.get(name, {})
+    if tape is not None:
+        tape.update((name, v) for v in inner)
+    return frozenset(v for v in inner if v not in table)
+
+
 def derive_step(e: Expr, index: Index, x: Value, tape: set[Probe] | None = None) -> frozenset[Value]:
     """stepFwd(x), the derivative of e at x: d(S) = {x}, d(const) = ∅,
     d(union) = d(E1) ∪ d(E2), d(join(R, E)) = join(R, d(E)), d(filter(P, E)) =
-    filter(P, d(E)), d(map(f, E)) = map(f, d(E)). Records probed (R, key) in ``tape``."""
+    filter(P, d(E)), d(map(f, E)) = map(f, d(E)), d(minus(E, R)) = minus(d(E), R).
+    Records the probed (table, key) pairs in ``tape``."""
     if isinstance(e, Var):
         return frozenset({x})
     if isinstance(e, Const):
@@ -241,6 +295,8 @@ def derive_step(e: Expr, index: Index, x: Value, tape: set[Probe] | None = None)
         return _join(e, derive_step(e.expr, index, x, tape), index, tape)
     if isinstance(e, Filter):
         return frozenset(v for v in derive_step(e.expr, index, x, tape) if e.pred(v))
+    if isinstance(e, Minus):
+        return _minus(e, derive_step(e.expr, index, x, tape), index, tape)
     return frozenset(e.fn(v) for v in derive_step(e.expr, index, x, tape))
 
 
@@ -251,8 +307,7 @@ def step_from_delta(program: Lfp, index: Index, delta: Iterable[Value]) -> froze
 
 def derived_operator(program: Lfp, db: Database) -> Operator:
     """The decomposed operator the system derives: (base, stepFwd)."""
-    _, binary = relations(program.body)
-    index = build_index(db, binary)
+    index = build_index(db, relations(program.body))
     return Operator(derive_base(program.body, db, index),
                     lambda x: derive_step(program.body, index, x))
 
@@ -293,8 +348,7 @@ class DslFixpoint:
 
     @staticmethod
     def make(program: Lfp, db: Database) -> tuple[DslFixpoint, Update]:
-        _, binary = relations(program.body)
-        index = MappingProxyType(build_index(db, binary))
+        index = MappingProxyType(build_index(db, relations(program.body)))
         body = program.body
         engine, update = FullFixpoint.make(derive_base(body, db, index),
                                            lambda x: derive_step(body, index, x))
@@ -310,14 +364,17 @@ class DslFixpoint:
         and the live elements whose tape may have changed (to be re-taped)."""
         body = self.program.body
         new_db = apply_edit(self.db, edit)
-        _, binary = relations(body)
-        changed = {name for name in set(edit.added) | set(edit.removed) if name in binary}
-        new_index = MappingProxyType({**self.index, **build_index(new_db, changed)})
-        # live x whose stepFwd may change: those that probed an edited (relation, key)
+        uses = relations(body)
+        changed = (set(edit.added) | set(edit.removed)) & (uses.binary | uses.negated)
+        new_index = MappingProxyType({**self.index, **build_index(new_db, uses, changed)})
+        # live x whose stepFwd may change: those that probed an edited (table, key)
         affected: set[Value] = set()
         for name in changed:
             for r in edit.added.get(name, frozenset()) | edit.removed.get(name, frozenset()):
-                affected |= self.probes.get((name, r[0]), frozenset())
+                if name in uses.binary:
+                    affected |= self.probes.get((name, r[0]), frozenset())
+                if name in uses.negated:
+                    affected |= self.probes.get((negated_table(name), r), frozenset())
         added_pairs: list[tuple[Value, Value]] = []
         removed_pairs: list[tuple[Value, Value]] = []
         for x in affected:

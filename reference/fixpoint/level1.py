@@ -132,7 +132,9 @@ class FullFixpoint:
     def apply_delta(self, step_fwd_new: StepFwd, delta: StepDelta,
                     step_inv_new: StepFwd | None = None) -> tuple[FullFixpoint, Update]:
         """``applyDelta``: contraction for the removals, then expansion for the
-        additions (as FIX-DEC-BATCH); ``step_fwd_new`` must already reflect the delta."""
+        additions (as FIX-DEC-BATCH); ``step_fwd_new`` must already reflect the delta.
+        Maintaining the derived stepInv index scans each changed live pair once:
+        counted as edges of the cascade phase (before) and of the expansion phase (after)."""
         old, state, work = self.state, self.state, UpdateWork()
         derived = self.derived
         if derived is not None:  # the index follows the delta, on live derivers

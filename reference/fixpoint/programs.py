@@ -7,7 +7,8 @@ operations (:mod:`reference.fixpoint.dsl`).
 
 from __future__ import annotations
 
-from reference.fixpoint.dsl import Fn, Lfp, S, const, join, union
+from reference.fixpoint.dsl import Fn, Lfp, S, const, join, minus, union
+from reference.fixpoint.stratification import StratifiedProgram, Stratum
 
 identity = Fn("id", lambda s: s)
 first = Fn("fst", lambda s: s[0])
@@ -34,3 +35,12 @@ TRANSITIVE_CLOSURE = Lfp(union(const("edge"),
 POINTS_TO = Lfp(union(const("new"),
                       join("flows", S, first, Fn("(p, f) ↦ (f[1], p[1])",
                                                  lambda p, f: (f[1], p[1])))))
+
+
+#: §8 (stratification): garbage = lfp(S => minus(union(const(freed), join(edges, S)), live)):
+#: what the freed objects reach that is not live (reclaimable memory), over
+#: the live set of the first stratum (negation of a lower stratum).
+GARBAGE = StratifiedProgram((
+    Stratum("live", DCE),
+    Stratum("garbage", Lfp(minus(union(const("freed"), join("edges", S, identity, target)), "live"))),
+))

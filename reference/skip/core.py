@@ -52,7 +52,7 @@ def fold(star: Callable[[A, V], A], a: A, M: Multiset) -> A:
     """SKIP-DEF-4: fold_⋆(a, M) := fold^seq_⋆(a, s) for any enumeration s of M.
 
     Well defined only when ⋆ is pairwise commutative (SKIP-THM-1); this function
-    uses the canonical enumeration ``M.elements()``.
+    uses the canonical enumeration ``M.elements()`` (SKIP-DEC-FOLD-ORDER).
     """
     return fold_seq(star, a, M.elements())
 

@@ -297,6 +297,57 @@ def check_incremental_correctness(
                  f" over {len(values)} values", cases)
 
 
+def decide_incremental_correctness(
+    R: Reducer[A, V], accumulators: Sequence[A], values: Sequence[V]
+) -> Verdict:
+    """SKIP-DEF-11 *decided* on finite carriers, for a reducer whose ⊕ and ⊖ are
+    pairwise commutative (Def. 6; the caller checks it, e.g. with :func:`check_reducer`).
+
+    ``accumulators`` must be all of A (closed under ⊕ and ⊖) and ``values`` all
+    of V. With commutative operations a multiset D acts by f_D = λa. fold_⊕(a, D)
+    and g_D = λa. fold_⊖(a, D), and Def. 11 at C(k) = M₀ ⊎ D, Δ⁻(k) = D,
+    Δ⁺(k) = P reads f_P(r) = f_P(g_D(f_D(r))) for r = fold_⊕(ι, M₀); P = ∅ is the
+    strongest instance, so Def. 11 holds iff g_D(f_D(r)) = r for every reachable r
+    and every D (or ⊖ declines on the way: SKIP-DEC-PARTIAL). The pairs (f_D, g_D)
+    form a finite set, explored breadth-first; a failure returns the collection
+    and delta built from the witnesses M₀ and D.
+    """
+    carrier = tuple(accumulators)
+    if not check_reducer(R, carrier, values).holds:
+        raise ValueError("Def. 11 is decided here only for pairwise commutative ⊕ and ⊖ (Def. 6)")
+    index = {a: i for i, a in enumerate(carrier)}
+    Pair = tuple[tuple[Any, ...], tuple[Any, ...]]
+    start: Pair = (carrier, carrier)
+    actions: dict[Pair, Multiset] = {start: Multiset()}
+    frontier = [start]
+    while frontier:
+        next_frontier: list[Pair] = []
+        for f, g in frontier:
+            for v in values:
+                f_next = tuple(R.add(x, v) for x in f)
+                g_next = tuple(None if x is None else R.remove(x, v) for x in g)
+                if any(x not in index for x in f_next) or any(
+                    x is not None and x not in index for x in g_next
+                ):
+                    raise ValueError("the accumulators are not closed under ⊕ and ⊖")
+                if (f_next, g_next) not in actions:
+                    actions[(f_next, g_next)] = actions[(f, g)] | Multiset.of(v)
+                    next_frontier.append((f_next, g_next))
+        frontier = next_frontier
+    reach = reachable_accumulators(R, values, len(carrier))
+    cases = 0
+    for r, M0 in reach.witnesses.items():
+        for (f, g), D in actions.items():
+            cases += 1
+            back = g[index[f[index[r]]]]
+            if back is not None and back != r:
+                return fails("SKIP-DEF-11", "decided on the finite carriers", cases,
+                             collection={KEY: M0 | D}, delta=Delta(plus={}, minus={KEY: D}),
+                             key=KEY, recomputed=r, updated=back)
+    return holds("SKIP-DEF-11", f"{len(reach.witnesses)} reachable accumulators x "
+                 f"{len(actions)} actions of multisets", cases, decided=True)
+
+
 # --- Theorem 2, constructively --------------------------------------------------
 
 

@@ -9,8 +9,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.fixpoint.general_pattern import Edge, Operator, graph_operator, lfp, lookup, successors
+from reference.fixpoint.correctness import check_rank_invariant
+from reference.fixpoint.general_pattern import (
+    Edge,
+    Elem,
+    Operator,
+    graph_operator,
+    lfp,
+    lookup,
+    predecessors,
+    successors,
+)
 from reference.fixpoint.level1 import FullFixpoint, SimpleFixpoint, StepDelta, derived_inverse
+from reference.fixpoint.managed import Change
 from reference.fixpoint.required_properties import (
     check_additive,
     check_delta_accuracy,
@@ -21,7 +32,7 @@ from reference.fixpoint.required_properties import (
 )
 from tests.fixpoint.strategies import NODES, all_graphs, apply_change, changes, graphs, reachable
 
-Graph = tuple[frozenset[int], frozenset[Edge]]
+Graph = tuple[frozenset[Elem], frozenset[Edge]]
 DOMAIN = range(NODES)
 
 
@@ -32,6 +43,7 @@ def delta_of(old: Graph, new: Graph) -> StepDelta:
 
 
 @pytest.mark.spec("FIX-REM-1", evidence="property")
+@pytest.mark.spec("FIX-DEC-RANK-INVARIANT", evidence="property")
 @given(graphs(), st.lists(changes(), max_size=4))
 def test_full_api_with_derived_step_inv_matches_lfp(g: Graph, batches: list[object]) -> None:
     """Full API, stepInv built from stepFwd and maintained (§3.1.2 note)."""
@@ -45,8 +57,25 @@ def test_full_api_with_derived_step_inv_matches_lfp(g: Graph, batches: list[obje
         truth = reachable(roots, edges)
         assert fx.current == truth
         assert update.added == truth - before and update.removed == before - truth
+        assert check_rank_invariant(fx.state, fx.config)
         # the maintained index is exactly {x ∈ current | y ∈ stepFwd(x)}
         assert dict(fx.derived or {}) == derived_inverse(fx.current, lookup(successors(edges)))
+
+
+@pytest.mark.spec("FIX-REM-1", evidence="property")
+@given(graphs(), st.lists(changes(), max_size=4))
+def test_full_api_with_user_step_inv_matches_lfp(g: Graph, batches: list[Change]) -> None:
+    """Full API, stepInv provided by the user (predecessors)."""
+    roots, edges = g
+    fx, _ = FullFixpoint.make(roots, lookup(successors(edges)), lookup(predecessors(edges)))
+    assert fx.derived is None
+    for change in batches:
+        new = apply_change(roots, edges, change)
+        fx, _ = fx.apply_delta(lookup(successors(new[1])), delta_of((roots, edges), new),
+                               lookup(predecessors(new[1])))
+        roots, edges = new
+        assert fx.current == reachable(roots, edges)
+        assert check_rank_invariant(fx.state, fx.config)
 
 
 @pytest.mark.spec("FIX-REM-1", evidence="example")

@@ -4,33 +4,35 @@ operation, batch semantics, ranks after make, and adversarial cases."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from reference.fixpoint.correctness import check_rank_invariant
-from reference.fixpoint.general_pattern import Edge
+from reference.fixpoint.general_pattern import Edge, Elem
 from reference.fixpoint.managed import Change, ManagedFixpoint
 from tests.fixpoint.strategies import apply_change, bfs_distances, changes, graphs, reachable
 from tests.fixpoint.test_theorems import config_of
 
-Graph = tuple[frozenset[int], frozenset[Edge]]
+Graph = tuple[frozenset[Elem], frozenset[Edge]]
 
 
-def run(roots: frozenset[int] | set[object], edges: object, batches: list[Change]) -> ManagedFixpoint:
+def run(roots: Iterable[Elem], edges: Iterable[Edge], batches: list[Change]) -> ManagedFixpoint:
     """Apply batches one by one, checking result, output delta and invariant each time."""
-    m, update = ManagedFixpoint.make(roots, edges)  # type: ignore[arg-type]
-    r, e = frozenset(roots), frozenset(edges)  # type: ignore[arg-type]
-    assert update.added == reachable(r, e) and update.removed == frozenset()  # type: ignore[arg-type]
+    r, e = frozenset(roots), frozenset(edges)
+    m, update = ManagedFixpoint.make(r, e)
+    assert update.added == reachable(r, e) and update.removed == frozenset()
     for change in batches:
         before = m.current
         m, update = m.apply(change)
-        r, e = apply_change(r, e, change)  # type: ignore[arg-type]
-        truth = reachable(r, e)  # type: ignore[arg-type]
+        r, e = apply_change(r, e, change)
+        truth = reachable(r, e)
         assert (m.roots, m.edges) == (r, e)
         assert m.current == truth, change
         assert update.added == truth - before and update.removed == before - truth
-        verdict = check_rank_invariant(m.state, config_of(r, e))  # type: ignore[arg-type]
+        verdict = check_rank_invariant(m.state, config_of(r, e))
         assert verdict, verdict.describe()
     return m
 
@@ -56,7 +58,7 @@ def test_ranks_after_updates_keep_the_invariant_not_exactness() -> None:
     """A shortcut edge does not lower the rank of a live element: ranks are no
     longer BFS distances, but the invariant holds (the decision's content)."""
     m = run({"R"}, [("R", "A"), ("A", "B"), ("B", "C")], [Change(add_edges=(("R", "C"),))])
-    assert m.ranks["C"] == 3 and bfs_distances(frozenset({"R"}), m.edges)["C"] == 1  # type: ignore[arg-type]
+    assert m.ranks["C"] == 3 and bfs_distances(frozenset({"R"}), m.edges)["C"] == 1
 
 
 @pytest.mark.spec("FIX-DEC-BATCH", evidence="example")
@@ -138,7 +140,7 @@ def test_added_elements_get_one_plus_min_rank_of_live_derivers(g: Graph, batches
         pure = not (change.add_roots or change.add_edges) or not (change.remove_roots or change.remove_edges)
         if not pure:
             continue
-        preds: dict[object, set[object]] = {}
+        preds: dict[Elem, set[Elem]] = {}
         for u, v in m.edges:
             preds.setdefault(v, set()).add(u)
         for x in m.current - m.roots:

@@ -12,12 +12,12 @@ from reference.fixpoint import worked_example as W
 from reference.fixpoint.algorithms import cascade, lost_support
 from reference.fixpoint.correctness import check_rank_invariant
 from reference.fixpoint.formal_definitions import wf_cascade_fix
-from reference.fixpoint.general_pattern import Edge, graph_operator
-from reference.fixpoint.managed import Change, ManagedFixpoint
+from reference.fixpoint.general_pattern import Edge, Elem, graph_operator
+from reference.fixpoint.managed import Change, ManagedFixpoint, Variant
 from tests.fixpoint.strategies import apply_change, changes, contractions, graphs, reachable
 from tests.fixpoint.test_theorems import config_of
 
-Graph = tuple[frozenset[int], frozenset[Edge]]
+Graph = tuple[frozenset[Elem], frozenset[Edge]]
 
 
 @pytest.mark.spec("FIX-CLAIM-PRINTED-CORRECT", evidence="example", part="immediate")
@@ -27,7 +27,7 @@ def test_printed_expand_misses_new_edge_out_of_live_element() -> None:
     m, _ = ManagedFixpoint.make(W.SETUP_ROOTS, W.SETUP_EDGES, variant="printed")
     m2, update = m.apply(W.EXPANSION_CHANGE)
     assert m2.current == {"R", "A", "B", "C", "D"}  # wrong
-    assert reachable(m2.roots, m2.edges) == {"R", "A", "B", "C", "D", "E", "F"}  # type: ignore[arg-type]
+    assert reachable(m2.roots, m2.edges) == {"R", "A", "B", "C", "D", "E", "F"}
     assert update.added == frozenset()
 
 
@@ -40,12 +40,13 @@ def test_printed_rederivation_rank_zero_keeps_unreachable_cycle_alive() -> None:
     for change in W.PRINTED_LATER_EDITS:
         printed, _ = printed.apply(change)
         spec, _ = spec.apply(change)
-        history.append((sorted(printed.current), dict(printed.ranks), sorted(spec.current)))
+        history.append((sorted(printed.current, key=repr), dict(printed.ranks),
+                        sorted(spec.current, key=repr)))
     # edit 1 (§4.5): both right, but the printed code re-derives B at rank 0
     assert history[0] == (["B", "C", "R"], {"R": 0, "C": 1, "B": 0}, ["B", "C", "R"])
     # edit 3: remove R -> C. Truth {R}; printed keeps the unreachable cycle B <-> C
     assert history[2][0] == ["B", "C", "R"] and history[2][2] == ["R"]
-    assert reachable(spec.roots, spec.edges) == {"R"}  # type: ignore[arg-type]
+    assert reachable(spec.roots, spec.edges) == {"R"}
 
 
 @pytest.mark.spec("FIX-DEC-RANK-INVARIANT", evidence="example")
@@ -64,7 +65,7 @@ def test_worklist_and_def7_disagree_when_invariant_is_broken() -> None:
     for change in W.PRINTED_LATER_EDITS[:2]:
         printed, _ = printed.apply(change)
     removed = (("R", "C"),)
-    roots2, edges2 = apply_change(printed.roots, printed.edges, Change(remove_edges=removed))  # type: ignore[arg-type]
+    roots2, edges2 = apply_change(printed.roots, printed.edges, Change(remove_edges=removed))
     worklist, _ = lost_support(printed.state, (), removed)
     dying, _, _ = cascade(printed.state, config_of(roots2, edges2), worklist)
     assert printed.current - dying == {"R", "B", "C"}
@@ -104,13 +105,14 @@ def test_later_counterexample_survives_any_disjoint_context(g: Graph, noise: lis
     pattern = {"R", "B", "C"}
     roots, edges = g
     sequence = [*noise, *W.PRINTED_LATER_EDITS]
-    for variant in ("printed", "corrected"):
-        m, _ = ManagedFixpoint.make(roots | set(W.STALE_ROOTS), edges | set(W.STALE_EDGES),  # type: ignore[operator]
-                                    variant=variant)  # type: ignore[arg-type]
+    variants: tuple[Variant, ...] = ("printed", "corrected")
+    for variant in variants:
+        m, _ = ManagedFixpoint.make(roots | set(W.STALE_ROOTS), edges | set(W.STALE_EDGES),
+                                    variant=variant)
         wrong_at = []
         for i, change in enumerate(sequence):
             m, _ = m.apply(change)
-            truth = reachable(m.roots, m.edges)  # type: ignore[arg-type]
+            truth = reachable(m.roots, m.edges)
             seen = m.current & pattern if variant == "printed" else m.current
             if seen != (truth & pattern if variant == "printed" else truth):
                 wrong_at.append(i)

@@ -20,6 +20,7 @@ from reference.fixpoint.formal_definitions import (
 )
 from reference.fixpoint.general_pattern import (
     Edge,
+    Elem,
     F,
     graph_operator,
     lfp,
@@ -40,10 +41,10 @@ from tests.fixpoint.strategies import (
     single_edits,
 )
 
-Graph = tuple[frozenset[int], frozenset[Edge]]
+Graph = tuple[frozenset[Elem], frozenset[Edge]]
 
 
-def config_of(roots: frozenset[int], edges: frozenset[Edge]) -> Config:
+def config_of(roots: frozenset[Elem], edges: frozenset[Edge]) -> Config:
     return Config(roots, lookup(successors(edges)), lookup(predecessors(edges)))
 
 
@@ -51,7 +52,7 @@ def is_expansion(change: Change) -> bool:
     return not change.remove_roots and not change.remove_edges
 
 
-def check_update(roots: frozenset[int], edges: frozenset[Edge], change: Change) -> None:
+def check_update(roots: frozenset[Elem], edges: frozenset[Edge], change: Change) -> None:
     """One managed update against the independent oracle: result, delta, invariant."""
     m, _ = ManagedFixpoint.make(roots, edges)
     m2, update = m.apply(change)
@@ -133,7 +134,7 @@ def test_thm3_expansion_never_overshoots(g: Graph, change: Change) -> None:
     assert e.state.current == truth
 
 
-def exact_new_ranks_state(old: frozenset[int], roots2: frozenset[int], edges2: frozenset[Edge]) -> State:
+def exact_new_ranks_state(old: frozenset[Elem], roots2: frozenset[Elem], edges2: frozenset[Edge]) -> State:
     """The old fixpoint ranked with the *new* operator's exact BFS ranks
     (elements outside lfp(F') have no finite rank)."""
     r = bfs_rank(graph_operator(roots2, edges2))
@@ -207,7 +208,7 @@ def test_thm3_stale_ranks_break_intermediate_soundness_somewhere(g: Graph, data:
 @pytest.mark.spec("FIX-THM-CASCADE-REDERIVE", evidence="property")
 @given(graphs(), st.data(), st.dictionaries(node, st.integers(0, 4)))
 def test_cascade_then_rederive_is_correct_for_any_ranks(g: Graph, data: st.DataObject,
-                                                        any_rank: dict[int, int]) -> None:
+                                                        any_rank: dict[Elem, int]) -> None:
     """cascade_rederive_correct' with an arbitrary rank function (absent = ∞)."""
     roots, edges = g
     change = data.draw(contractions(edges, roots))
@@ -268,7 +269,7 @@ def test_cascade_keeps_new_lfp_with_new_ranks(g: Graph, data: st.DataObject) -> 
 @pytest.mark.spec("FIX-CLAIM-FINITENESS", evidence="property")
 @given(graphs(), st.data(), st.dictionaries(node, st.integers(0, 4)))
 def test_cascade_stabilises_within_size_steps(g: Graph, data: st.DataObject,
-                                              any_rank: dict[int, int]) -> None:
+                                              any_rank: dict[Elem, int]) -> None:
     roots, edges = g
     change = data.draw(contractions(edges, roots))
     roots2, edges2 = apply_change(roots, edges, change)

@@ -4,16 +4,27 @@ the paper's text), and §3.2.3's claims about cycles."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reference.fixpoint import worked_example as W
 from reference.fixpoint.algorithms import Config, State, Work, cascade, contract, lost_support
 from reference.fixpoint.correctness import check_rank_invariant
 from reference.fixpoint.formal_definitions import bfs_rank
-from reference.fixpoint.general_pattern import graph_operator, live_set, lookup, predecessors, successors
+from reference.fixpoint.general_pattern import (
+    Edge,
+    Elem,
+    graph_operator,
+    live_set,
+    lookup,
+    predecessors,
+    successors,
+)
 from reference.fixpoint.managed import ManagedFixpoint
+from tests.fixpoint.strategies import graphs
 
 
-def made(roots: tuple[str, ...], edges: tuple[tuple[str, str], ...]) -> ManagedFixpoint:
+def made(roots: tuple[str, ...], edges: tuple[Edge, ...]) -> ManagedFixpoint:
     m, _ = ManagedFixpoint.make(roots, edges)
     return m
 
@@ -50,15 +61,15 @@ def test_4_3_contraction_removing_an_edge() -> None:
     assert {x: m2.ranks[x] for x in "RABCEF"} == {"R": 0, "A": 1, "B": 2, "C": 3, "E": 1, "F": 2}
 
 
-def _phase1(roots: tuple[str, ...], edges: tuple[tuple[str, str], ...],
-            removed: tuple[tuple[str, str], ...]) -> tuple[State, Config, tuple[str, ...], frozenset[str]]:
+def _phase1(roots: tuple[str, ...], edges: tuple[Edge, ...],
+            removed: tuple[Edge, ...]) -> tuple[State, Config, tuple[Elem, ...], frozenset[Elem]]:
     """Run phase 1 alone on the paper's graph: (state, config', worklist, dying)."""
     m = made(roots, edges)
     after = tuple(e for e in edges if e not in removed)
     config = Config(frozenset(roots), lookup(successors(after)), lookup(predecessors(after)))
     worklist, _ = lost_support(m.state, (), removed)
     dying, _, _ = cascade(m.state, config, worklist)
-    return m.state, config, worklist, dying  # type: ignore[return-value]
+    return m.state, config, worklist, dying
 
 
 @pytest.mark.spec("FIX-EX-4.4", evidence="example")
@@ -78,8 +89,8 @@ def test_4_4_without_rank_check_the_cycle_survives() -> None:
     worklist cascade in which any live deriver counts (plain derivation counting)."""
     state, config, worklist, _ = _phase1(W.CYCLE_ROOTS, W.CYCLE_EDGES, (("R", "A"),))
     live = set(state.current)
-    worklist_ = list(worklist)
-    dying: set[str] = set()
+    worklist_: list[Elem] = list(worklist)
+    dying: set[Elem] = set()
     assert config.step_inv is not None
     while worklist_:
         x = worklist_.pop()
@@ -87,7 +98,7 @@ def test_4_4_without_rank_check_the_cycle_survives() -> None:
             continue
         if not any(y in live and y not in dying for y in config.step_inv(x)):
             dying.add(x)
-            worklist_.extend(config.step_fwd(x))  # type: ignore[arg-type]
+            worklist_.extend(config.step_fwd(x))
     assert dying == frozenset()  # A is "supported" by B and B by A: the cycle survives
     assert live_set(W.CYCLE_ROOTS, (("A", "B"), ("B", "A"))) == {"R"}  # though unreachable
 
@@ -139,3 +150,38 @@ def test_4_6_summary() -> None:
     assert u.removed == {"A", "B"}
     m, u = made(W.STALE_ROOTS, W.STALE_EDGES).apply(W.STALE_CHANGE)
     assert "B" in m.current and u.work.rederivation.elements_visited == 1
+
+
+def counting_cascade_survivors(m: ManagedFixpoint, removed: Edge) -> frozenset[Elem]:
+    """Contraction without the rank check: x survives if any live deriver remains."""
+    edges = m.edges - {removed}
+    preds = predecessors(edges)
+    dying: set[Elem] = set()
+    worklist: list[Elem] = [removed[1]]
+    while worklist:
+        x = worklist.pop()
+        if x in dying or x in m.roots or x not in m.current:
+            continue
+        if not any(y in m.current and y not in dying for y in preds.get(x, ())):
+            dying.add(x)
+            worklist.extend(successors(edges).get(x, ()))
+    return m.current - dying
+
+
+@pytest.mark.spec("FIX-CLAIM-3.2.3", evidence="property", part="with-rank-check")
+@pytest.mark.spec("FIX-CLAIM-3.2.3", evidence="property", part="without-rank-check")
+@given(graphs(), st.integers(1, 5))
+def test_unreachable_cycles_die_only_with_the_rank_check(g: tuple[frozenset[Elem], frozenset[Edge]],
+                                                         length: int) -> None:
+    """Any random graph plus a cycle k0 -> ... -> k{n-1} -> k0 (self loop when n = 1)
+    entered only through root -> k0: cutting that edge kills the cycle under the
+    rank check, and plain counting keeps it alive."""
+    roots, edges = g
+    cycle = [f"k{i}" for i in range(length)]
+    ring = {(cycle[i], cycle[(i + 1) % length]) for i in range(length)}
+    entry: Edge = ("root", "k0")
+    m, _ = ManagedFixpoint.make(roots | {"root"}, edges | ring | {entry})
+    assert set(cycle) <= m.current
+    m2, update = m.remove_edge(*entry)
+    assert not set(cycle) & m2.current and set(cycle) <= update.removed
+    assert set(cycle) <= counting_cascade_survivors(m, entry)

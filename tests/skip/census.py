@@ -4,9 +4,10 @@ test session (the exhaustive checks of SKIP §4-5 read from it).
 Carriers: A = Z_n, V = Z_m for (n, m) in CARRIERS, every ι, every total ⊕ and
 every ⊖ (total: 512 + 2187 reducers; with a declining ⊖: 2592 + 5184).
 Def. 7, the global law, the Skip contract and Def. 6 are *decided* there;
-Def. 11 is checked for |C(k)| <= n + 1 and |Δ⁺(k)| <= 1, which is enough to
-expose every failure of Def. 7 (reachable accumulators need at most n - 1
-additions, and the Theorem 2 witness adds one value).
+Def. 11 is checked twice: by enumeration for |C(k)| <= n + 1 and |Δ⁺(k)| <= 1
+(enough to expose every failure of Def. 7: reachable accumulators need at most
+n - 1 additions, and the Theorem 2 witness adds one value), and, for the
+pairwise commutative ones, decided by ``decide_incremental_correctness``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from reference.reduce import (
     check_skipdoc_well_formed,
     check_total,
     check_well_formed,
+    decide_incremental_correctness,
 )
 from reference.skip.carriers import all_operations, all_partial_operations
 from reference.verdict import Verdict
@@ -40,18 +42,21 @@ class Census:
     globally: bool  # SKIP-DEF-7-GLOBAL (decided)
     skipdoc: bool  # SKIP-DEF-7-SKIPDOC (decided)
     incremental: Verdict  # SKIP-DEF-11 (bounded)
+    incremental_decided: Verdict | None  # SKIP-DEF-11 (decided; for commutative ones only)
 
 
 def _census(R: Reducer[int, int], n: int, m: int) -> Census:
     A, V = tuple(range(n)), tuple(range(m))
+    commutative = check_reducer(R, A, V, exhaustive=True).holds
     return Census(
         R, n, m,
-        commutative=check_reducer(R, A, V, exhaustive=True).holds,
+        commutative=commutative,
         total=check_total(R, A, V, exhaustive=True).holds,
         well_formed=check_well_formed(R, V, n, exhaustive=True),
         globally=check_globally_well_formed(R, A, V, exhaustive=True).holds,
         skipdoc=check_skipdoc_well_formed(R, A, V, exhaustive=True).holds,
         incremental=check_incremental_correctness(R, V, n + 1, 1),
+        incremental_decided=decide_incremental_correctness(R, A, V) if commutative else None,
     )
 
 

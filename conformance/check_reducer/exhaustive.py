@@ -1,0 +1,145 @@
+"""Exhaustive engine: every instance up to a bound, smallest first.
+
+Over a finite domain (``int[LO..HI]``, ``bool``, ``str[AB,N]``...) the laws
+quantified over accumulators and values (SKIP-DEF-2, -7-GLOBAL, -7-SKIPDOC) are
+*decided*. SKIP-DEF-7 quantifies over every finite multiset M; it is decided
+when the values are finite and the closure of ι under ⊕ is finite and small,
+each of its elements b being fold_⊕(ι, M_b) for the multiset M_b of a path to
+it: every fold_⊕(ι, M) lies in the closure, so checking each M_b covers all M. Otherwise, and over infinite domains,
+the engine enumerates a fixed sample (``Domain.sample()``) and says so: a
+deterministic spot check, not a decision. Instances come smallest first, so the
+first counterexample found is a minimal one.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from conformance.check_reducer.laws import LAWS, Law, bag
+from conformance.check_reducer.search import EngineResult, Problem, Stopwatch, evaluate
+from reference.reduce import fold
+
+#: the largest reachable-accumulator set the engine closes over for a decision on SKIP-DEF-7
+MAX_REACHABLE = 2_000
+
+
+def bags(values: tuple[Any, ...], size: int) -> Iterator[tuple[Any, ...]]:
+    """Every multiset of exactly ``size`` elements of ``values`` (as a sorted tuple)."""
+    return itertools.combinations_with_replacement(values, size)
+
+
+def bags_up_to(values: tuple[Any, ...], n: int) -> Iterator[tuple[Any, ...]]:
+    for size in range(n + 1):
+        yield from bags(values, size)
+
+
+def _split_instances(values: tuple[Any, ...], total: int) -> Iterator[dict[str, Any]]:
+    """SKIP-DEF-11 instances (M0, D, P) with |M0| + |D| + |P| <= total, by increasing total."""
+    for t in range(total + 1):
+        for i in range(t + 1):
+            for j in range(t - i + 1):
+                for M0, D, P in itertools.product(bags(values, i), bags(values, j),
+                                                  bags(values, t - i - j)):
+                    yield {"M0": M0, "D": D, "P": P}
+
+
+def reachable(problem: Problem, values: tuple[Any, ...]) -> dict[Any, tuple[Any, ...]] | None:
+    """Every accumulator fold_⊕(ι, M) with a smallest M reaching it (breadth first), or
+    None when there are more than MAX_REACHABLE (or one is unhashable)."""
+    R = problem.R
+    found: dict[Any, tuple[Any, ...]] = {R.initial: ()}
+    frontier = [R.initial]
+    try:
+        while frontier:
+            following = []
+            for a in frontier:
+                for v in values:
+                    b = R.add(a, v)
+                    if b not in found:
+                        found[b] = found[a] + (v,)
+                        following.append(b)
+                        if len(found) > MAX_REACHABLE:
+                            return None
+            frontier = following
+    except Exception:  # unhashable accumulators, or add raised: the plain search reports it
+        return None
+    return found
+
+
+def _instances(law: Law, problem: Problem,
+               reached: Mapping[Any, tuple[Any, ...]] | None) -> tuple[Iterable[dict[str, Any]], str, bool]:
+    """The instances of ``law`` to enumerate, a description, and whether they cover its ∀."""
+    A, V = problem.accumulators, problem.values
+    vals = V.sample()
+    v_desc = f"V = {V.spec}" if V.is_finite else f"the sample {_show(vals)} of {V.spec}"
+    if law.key == "def11":
+        n = problem.bounds.exhaustive_total
+        return (_split_instances(vals, n),
+                f"single-key C, Δ with |C(k)| + |Δ⁺(k)| <= {n}, values from {v_desc}", False)
+    if law.key == "def7":
+        if reached is not None:
+            return ({"M": M, "v": v} for M in reached.values() for v in vals), (
+                f"all {len(reached)} reachable accumulators (closure of ι under ⊕ over "
+                f"the finite V = {V.spec}) × every v"), True
+        n = problem.bounds.bag
+        return ({"M": M, "v": v} for M in bags_up_to(vals, n) for v in vals), (
+            f"every multiset M with |M| <= {n} and every v over {v_desc}"), False
+    accs = A.sample()
+    a_desc = f"A = {A.spec}" if A.is_finite else f"the sample {_show(accs)} of {A.spec}"
+    names = [name for name, kind in law.params if kind == "value"]
+    decided = A.is_finite and V.is_finite
+    return ({"a": a, **dict(zip(names, vs, strict=True))}
+            for a in accs for vs in itertools.product(vals, repeat=len(names))), (
+        f"every a in {a_desc}, every v in {v_desc}"), decided
+
+
+def _show(xs: tuple[Any, ...], limit: int = 8) -> str:
+    shown = ", ".join(repr(x) for x in xs[:limit])
+    return "{" + shown + (", ..." if len(xs) > limit else "") + "}"
+
+
+def check_law(law: Law, problem: Problem,
+              reached: Mapping[Any, tuple[Any, ...]] | None = None) -> EngineResult:
+    clock = Stopwatch()
+    instances, searched, covers = _instances(law, problem, reached)
+    cap = problem.bounds.exhaustive_cap
+    cases = declined = 0
+    for args in instances:
+        if cases >= cap:
+            return EngineResult("exhaustive", law.key, "holds",
+                                f"{searched}; stopped at the cap of {cap} instances",
+                                cases, declined, False, clock.seconds())
+        cases += 1
+        status, finding = evaluate(problem, law, args)
+        if status == "declined":
+            declined += 1
+        elif status in ("fails", "raised"):
+            return EngineResult("exhaustive", law.key, status, searched, cases, declined,
+                                False, clock.seconds(), finding)
+    return EngineResult("exhaustive", law.key, "holds", searched, cases, declined, covers,
+                        clock.seconds())
+
+
+def reachable_by_fold(problem: Problem) -> dict[Any, tuple[Any, ...]] | None:
+    """The closure of ι under ⊕ over the finite V, when each of its elements b is
+    fold_⊕(ι, M_b) for the multiset M_b of a path reaching it: then these M_b reach every
+    accumulator fold_⊕(ι, M) there is, and SKIP-DEF-7 is decided on them. None otherwise."""
+    if not problem.values.is_finite:
+        return None
+    closure = reachable(problem, problem.values.sample())
+    if closure is None:
+        return None
+    try:
+        if all(fold(problem.R.add, problem.R.initial, bag(M)) == b for b, M in closure.items()):
+            return closure
+    except Exception:
+        return None
+    return None
+
+
+def run(problem: Problem, laws: tuple[Law, ...] = LAWS) -> list[EngineResult]:
+    """The exhaustive search for each law."""
+    reached = reachable_by_fold(problem) if any(law.key == "def7" for law in laws) else None
+    return [check_law(law, problem, reached) for law in laws]

@@ -1,0 +1,116 @@
+"""What every search engine shares: the problem, guarded evaluation, the result.
+
+The user's reducer is arbitrary code: each evaluation of a law instance runs
+under a per-call time limit (a Python-level hang becomes a finding that names
+the input), and any exception it raises is caught and reported with that input.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from conformance.check_reducer.domains import Domain
+from conformance.check_reducer.laws import DECLINED, Equality, Law, Sides
+from reference.reduce import Reducer
+
+Status = Literal["holds", "fails", "raised", "skipped"]
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """Sizes of the multisets the engines build (SKIP-DEF-7's M, SKIP-DEF-11's C(k) and Δ)."""
+
+    bag: int = 3  # |M| for SKIP-DEF-7 and each of |M0|, |D|, |P| for SKIP-DEF-11 (Hypothesis, CrossHair)
+    exhaustive_total: int = 3  # |M0| + |D| + |P| <= this in the exhaustive SKIP-DEF-11 search
+    exhaustive_cap: int = 20_000  # instances per law in the exhaustive engine
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reducer with its domains, under one notion of equality."""
+
+    R: Reducer[Any, Any]
+    values: Domain
+    accumulators: Domain
+    equality: Equality
+    bounds: Bounds
+    call_timeout: float = 2.0  # seconds per law instance
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A concrete instance on which a law fails, or on which the reducer raised."""
+
+    args: Mapping[str, Any]
+    sides: Mapping[str, Any] | None = None  # when the law fails
+    error: str | None = None  # "ZeroDivisionError: division by zero", when it raised
+
+
+@dataclass
+class EngineResult:
+    """What one engine did for one law."""
+
+    engine: str  # "exhaustive" | "hypothesis" | "crosshair"
+    law: str  # Law.key
+    status: Status
+    searched: str  # exactly what was searched (bounds, examples, time)
+    cases: int = 0
+    declined: int = 0  # instances on which remove declined (vacuous)
+    decided: bool = False  # the search covered the whole quantified domain
+    seconds: float = 0.0
+    finding: Finding | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+class CallTimeout(Exception):
+    """A law instance took longer than the per-call time limit."""
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise :class:`CallTimeout` in the block after ``seconds`` (POSIX timers; main thread)."""
+    if seconds <= 0:
+        yield
+        return
+
+    def on_alarm(signum: int, frame: object) -> None:
+        raise CallTimeout(f"no answer within the per-call time limit of {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+Evaluation = tuple[Literal["holds", "declined", "fails", "raised"], Finding | None]
+
+
+def evaluate(problem: Problem, law: Law, args: Mapping[str, Any]) -> Evaluation:
+    """Evaluate one instance of ``law``: holds, declined (vacuous), fails or raised."""
+    try:
+        with time_limit(problem.call_timeout):
+            outcome = law.evaluate(problem.R, args)
+    except (Exception, RecursionError, MemoryError) as exc:
+        return "raised", Finding(dict(args), error=f"{type(exc).__name__}: {exc}")
+    if outcome == DECLINED:
+        return "declined", None
+    assert isinstance(outcome, Sides)
+    if problem.equality.holds(outcome):
+        return "holds", None
+    return "fails", Finding(dict(args), sides=outcome.as_dict())
+
+
+class Stopwatch:
+    def __init__(self) -> None:
+        self.start = time.monotonic()
+
+    def seconds(self) -> float:
+        return round(time.monotonic() - self.start, 3)

@@ -1,0 +1,162 @@
+"""Find the reducer a TARGET names and bring it to the reference's shape.
+
+TARGET is ``path/to/file.py:name`` or ``package.module:name``. The object it
+names may be, in the reference's terms a reducer R = (ι, ⊕, ⊖) (SKIP-DEF-6):
+
+1. an object with attributes ``initial``, ``add(acc, v)`` and ``remove(acc, v)``
+   (Skip's shape, and :class:`reference.reduce.Reducer`); ``remove`` may return
+   ``None`` to decline (Skip's ``null``: "recompute this key from scratch");
+2. a triple ``(initial, add, remove)``;
+3. a class with those three members (``initial`` a class attribute, ``add`` and
+   ``remove`` static, class or instance methods); it is instantiated with no
+   arguments when ``add`` is an instance method;
+4. a zero-argument function returning any of the above (a factory).
+
+``name`` may be dotted (``module:Class.attr``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import sys
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from conformance.check_reducer.domains import Domain, domain_of_type, domain_of_value
+from reference.reduce import Reducer
+
+SHAPES_HELP = (
+    "a reducer is an object with initial/add/remove, a triple (initial, add, remove), "
+    "a class with those members, or a zero-argument function returning one of these"
+)
+
+
+class TargetError(Exception):
+    """The target cannot be imported or is not a reducer (a usage error)."""
+
+
+def is_file_target(where: str) -> bool:
+    return where.endswith(".py") or "/" in where or "\\" in where
+
+
+def absolute_target(target: str) -> str:
+    """``target`` with a file path made absolute (for code run from another directory)."""
+    where, _, name = target.rpartition(":")
+    return f"{Path(where).resolve()}:{name}" if is_file_target(where) else target
+
+
+def import_target(target: str) -> Any:
+    """The object named by ``file.py:name`` or ``package.module:name``."""
+    where, sep, name = target.rpartition(":")
+    if not sep or not where or not name:
+        raise TargetError(f"target {target!r} must be path/to/file.py:name or package.module:name")
+    try:
+        if is_file_target(where):
+            path = Path(where)
+            if not path.is_file():
+                raise TargetError(f"no such file: {where}")
+            module_name = "_incspec_target_" + path.stem
+            spec = importlib.util.spec_from_file_location(module_name, path)
+            if spec is None or spec.loader is None:
+                raise TargetError(f"cannot import {where}")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[module_name] = module
+            spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(where)
+    except TargetError:
+        raise
+    except BaseException as exc:  # the user's module may raise anything while importing
+        raise TargetError(f"importing {where} failed: {type(exc).__name__}: {exc}") from exc
+    obj: Any = module
+    for part in name.split("."):
+        if not hasattr(obj, part):
+            raise TargetError(f"{where} has no attribute {name!r}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def _members(obj: Any) -> tuple[Any, Callable[..., Any], Callable[..., Any]] | None:
+    if all(hasattr(obj, m) for m in ("initial", "add", "remove")):
+        return obj.initial, obj.add, obj.remove
+    return None
+
+
+def as_reducer(obj: Any, name: str) -> Reducer[Any, Any]:
+    """The reducer ``obj`` denotes, in the reference's shape (see the module docstring)."""
+    if isinstance(obj, Reducer):
+        return Reducer(obj.initial, obj.add, obj.remove, obj.name or name)
+    if isinstance(obj, tuple):
+        if len(obj) != 3 or not (callable(obj[1]) and callable(obj[2])):
+            raise TargetError(f"{name}: a triple must be (initial, add, remove); {SHAPES_HELP}")
+        return Reducer(obj[0], obj[1], obj[2], name)
+    if inspect.isclass(obj):
+        members = _members(obj)
+        if members is None:
+            raise TargetError(f"{name}: the class lacks initial/add/remove; {SHAPES_HELP}")
+        raw_add = inspect.getattr_static(obj, "add")
+        if not isinstance(raw_add, (staticmethod, classmethod)):
+            try:
+                obj = obj()
+            except Exception as exc:
+                raise TargetError(f"{name}: cannot instantiate the class with no arguments: "
+                                  f"{type(exc).__name__}: {exc}") from exc
+            members = _members(obj)
+            assert members is not None
+        return Reducer(members[0], members[1], members[2], name)
+    members = _members(obj)
+    if members is not None:
+        if not (callable(members[1]) and callable(members[2])):
+            raise TargetError(f"{name}: add and remove must be callable")
+        return Reducer(members[0], members[1], members[2], name)
+    if callable(obj):
+        try:
+            made = obj()
+        except Exception as exc:
+            raise TargetError(f"{name}: not a reducer ({SHAPES_HELP}); calling it as a factory "
+                              f"raised {type(exc).__name__}: {exc}") from exc
+        return as_reducer(made, name)
+    raise TargetError(f"{name}: {type(obj).__name__} is not a reducer; {SHAPES_HELP}")
+
+
+def load_reducer(target: str) -> Reducer[Any, Any]:
+    return as_reducer(import_target(target), target.rpartition(":")[2])
+
+
+@dataclass(frozen=True)
+class Inferred:
+    values: Domain | None
+    accumulators: Domain | None
+    values_how: str  # where each domain came from, for the report
+    accumulators_how: str
+
+
+def _hints(fn: Callable[..., Any]) -> list[Any]:
+    """Type hints of (acc, value, return) of ``fn``, None where absent."""
+    try:
+        hints = typing.get_type_hints(fn)
+        params = [p for p in inspect.signature(fn).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except Exception:
+        return [None, None, None]
+    names = [p.name for p in params][:2]
+    names += [""] * (2 - len(names))
+    return [hints.get(names[0]), hints.get(names[1]), hints.get("return")]
+
+
+def infer_domains(R: Reducer[Any, Any]) -> Inferred:
+    """Domains from the type hints of ``add`` (then ``remove``), else from type(initial)."""
+    acc_hint, value_hint, ret_hint = _hints(R.add)
+    r_acc, r_value, _ = _hints(R.remove)
+    value = domain_of_type(value_hint) or domain_of_type(r_value)
+    acc = domain_of_type(acc_hint) or domain_of_type(ret_hint) or domain_of_type(r_acc)
+    acc_how = "from the type hints of add/remove"
+    if acc is None:
+        acc = domain_of_value(R.initial)
+        acc_how = f"from the type of initial ({type(R.initial).__name__})"
+    return Inferred(value, acc, "from the type hints of add/remove", acc_how)

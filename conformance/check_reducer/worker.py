@@ -1,0 +1,248 @@
+"""The search, run in a child process (``python -m conformance.check_reducer.worker JOB.json``).
+
+It limits its own memory first, imports the user's reducer, settles the
+domains, runs the engines and writes the report (a JSON-able dict, the
+``--json`` output) to the job's result file. It writes which law and engine it
+is at to the job's progress file, so that the parent can say where a run that
+it had to kill was. The user's prints go to stderr, never into the result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from conformance.check_reducer import exhaustive, property_search, symbolic
+from conformance.check_reducer.domains import SYNTAX_HELP, Domain, DomainError, parse_domain
+from conformance.check_reducer.laws import LAWS, Equality, Law
+from conformance.check_reducer.search import Bounds, EngineResult, Finding, Problem
+from conformance.check_reducer.shapes import TargetError, infer_domains, load_reducer
+from conformance.check_reducer.verdicts import (
+    LawVerdict,
+    Witness,
+    all_verdicts,
+    theorem2_witness,
+    witness_parts,
+)
+
+ENGINES = ("exhaustive", "hypothesis", "crosshair")
+REPORT_FORMAT = "incspec-check-reducer/1"  # the --json format's name and version
+
+
+@dataclass(frozen=True)
+class Job:
+    """Everything the search needs, as the command line gave it (see ``cli.py``)."""
+
+    target: str
+    values: str | None = None
+    accumulators: str | None = None
+    engines: tuple[str, ...] = ENGINES
+    examples: int = 300
+    seed: int = 0
+    bag: int = 3
+    exhaustive_total: int = 3
+    exhaustive_cap: int = 20_000
+    rel_tol: float = 0.0
+    abs_tol: float = 0.0
+    call_timeout: float = 2.0
+    crosshair_per_condition: float = 4.0
+    crosshair_total: float = 40.0
+    crosshair_iterations: int | None = None
+    memory_mb: int = 2048
+    progress_file: str = ""
+    result_file: str = ""
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> Job:
+        fields = dict(data)
+        fields["engines"] = tuple(fields.get("engines", ENGINES))
+        return Job(**fields)
+
+
+class UsageError(Exception):
+    pass
+
+
+def limit_memory(megabytes: int) -> None:
+    if megabytes > 0:
+        limit = megabytes * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def settle_domains(job: Job, R: Any) -> tuple[Domain, Domain, str]:
+    """The value and accumulator domains: given, else inferred, else a clear usage error."""
+    try:
+        values = parse_domain(job.values) if job.values else None
+        accs = parse_domain(job.accumulators) if job.accumulators else None
+    except DomainError as exc:
+        raise UsageError(str(exc)) from exc
+    how = []
+    if values is not None:
+        how.append("values given (--values)")
+    if accs is not None:
+        how.append("accumulators given (--acc)")
+    if values is None or accs is None:
+        inferred = infer_domains(R)
+        if values is None and inferred.values is not None:
+            values = inferred.values
+            how.append(f"values inferred: {inferred.values_how}")
+        if accs is None and inferred.accumulators is not None:
+            accs = inferred.accumulators
+            how.append(f"accumulators inferred: {inferred.accumulators_how}")
+    missing = [what for what, d in (("value", values), ("accumulator", accs)) if d is None]
+    if missing or values is None or accs is None:
+        raise UsageError(
+            f"cannot infer the {' and '.join(missing)} domain of {job.target}: add and remove "
+            f"have no usable type hints"
+            + (" and the type of initial has no default domain" if "accumulator" in missing else "")
+            + ". Say it with " + " and ".join(
+                {"value": "--values DOMAIN", "accumulator": "--acc DOMAIN"}[m] for m in missing)
+            + f", e.g. --values 'int[-5..5]' --acc int.\n{SYNTAX_HELP}")
+    return values, accs, "; ".join(how)
+
+
+# --- serialising (the --json format) -----------------------------------------------
+
+
+def show(value: Any, kind: str = "") -> str:
+    """A value for people and machines: Python's repr; multisets as {|...|}."""
+    if kind == "bag":
+        return "{|" + ", ".join(repr(x) for x in sorted(value, key=repr)) + "|}"
+    return repr(value)
+
+
+def _finding(law: Law, f: Finding | None) -> dict[str, Any] | None:
+    if f is None:
+        return None
+    kinds = dict(law.params)
+    return {"args": {k: show(v, kinds.get(k, "")) for k, v in f.args.items()},
+            "sides": {k: show(v) for k, v in (f.sides or {}).items()} or None,
+            "error": f.error}
+
+
+def _engine(r: EngineResult) -> dict[str, Any]:
+    return {"engine": r.engine, "status": r.status, "searched": r.searched, "cases": r.cases,
+            "declined": r.declined, "decided": r.decided, "seconds": r.seconds, "notes": r.notes}
+
+
+def _line(v: LawVerdict) -> dict[str, Any]:
+    return {"id": v.law.spec_id, "key": v.law.key, "title": v.law.title,
+            "statement": v.law.statement, "status": v.status, "decided": v.decided,
+            "found_by": v.found_by, "counterexample": _finding(v.law, v.finding),
+            "declined": sum(r.declined for r in v.engines),
+            "explanation": v.explanation, "engines": [_engine(r) for r in v.engines]}
+
+
+def _witness(w: Witness | None) -> dict[str, Any] | None:
+    if w is None:
+        return None
+    parts = witness_parts(w)
+    return {"C": {repr(k): show(tuple(m.elements()), "bag") for k, m in parts["C"].items()},
+            "delta_plus": {repr(k): show(tuple(m.elements()), "bag") for k, m in parts["delta_plus"].items()},
+            "delta_minus": {repr(k): show(tuple(m.elements()), "bag") for k, m in parts["delta_minus"].items()},
+            "key": "'k'", "recomputed": show(w.recomputed), "incremental": show(w.incremental),
+            "source": w.source}
+
+
+def error_report(target: str, kind: str, message: str) -> dict[str, Any]:
+    """The report when no verdict could be reached (exit status 2)."""
+    return {"format": REPORT_FORMAT, "target": target, "exit_status": 2,
+            "error": {"kind": kind, "message": message}}
+
+
+def sanity_check(R: Any, values: Domain) -> None:
+    """Catch the commonest slip before searching: an add that returns None (a missing
+    ``return``), which would make every law hold vacuously."""
+    for v in values.sample()[:3]:
+        try:
+            result = R.add(R.initial, v)
+        except Exception:
+            return  # the engines report it with its input
+        if result is None:
+            raise UsageError(f"add(initial, {v!r}) returned None: add must return the new "
+                             "accumulator (is a return statement missing?)")
+
+
+def exit_status(lines: Mapping[str, LawVerdict]) -> int:
+    statuses = {v.status for v in lines.values()}
+    return 2 if "error" in statuses else 1 if "fails" in statuses else 0
+
+
+# --- the search ----------------------------------------------------------------------
+
+
+def progress(job: Job, where: str) -> None:
+    if job.progress_file:
+        with open(job.progress_file, "w", encoding="utf-8") as out:
+            out.write(where)
+
+
+def search(job: Job) -> dict[str, Any]:
+    try:
+        R = load_reducer(job.target)
+        values, accs, how = settle_domains(job, R)
+        sanity_check(R, values)
+    except (TargetError, UsageError) as exc:
+        return error_report(job.target, "usage", str(exc))
+    equality = Equality(job.rel_tol, job.abs_tol)
+    problem = Problem(R, values, accs, equality,
+                      Bounds(job.bag, job.exhaustive_total, job.exhaustive_cap), job.call_timeout)
+    results: list[EngineResult] = []
+    for law in LAWS:
+        if "exhaustive" in job.engines:
+            progress(job, f"exhaustive search of {law.spec_id} ({law.key})")
+            results += exhaustive.run(problem, (law,))
+        if "hypothesis" in job.engines:
+            progress(job, f"Hypothesis search of {law.spec_id} ({law.key})")
+            results += property_search.run(problem, job.examples, job.seed, (law,))
+    if "crosshair" in job.engines:
+        progress(job, "CrossHair search")
+        budget = symbolic.SymbolicBudget(job.crosshair_per_condition, job.crosshair_total,
+                                         job.crosshair_iterations)
+        results += symbolic.run(problem, job.target, budget)
+    lines = all_verdicts(problem, results)
+    witness = theorem2_witness(problem, lines)
+    return {
+        "format": REPORT_FORMAT,
+        "target": job.target,
+        "reducer": R.name,
+        "domains": {"values": {"spec": values.spec, "description": values.description},
+                    "accumulators": {"spec": accs.spec, "description": accs.description},
+                    "how": how},
+        "equality": equality.describe(),
+        "tolerance_mode": not equality.exact,
+        "engines": list(job.engines),
+        "partial": any(r.declined for r in results),
+        "lines": [_line(v) for v in lines.values()],
+        "theorem2_witness": _witness(witness),
+        "exit_status": exit_status(lines),
+        "error": None,
+    }
+
+
+def main(argv: list[str]) -> int:
+    with open(argv[0], encoding="utf-8") as src:
+        job = Job.from_json(json.load(src))
+    limit_memory(job.memory_mb)
+    sys.path.insert(0, os.getcwd())
+    real_stdout = sys.stdout
+    sys.stdout = sys.stderr  # the user's prints must not mix with anything we write
+    try:
+        report = search(job)
+    except MemoryError:
+        report = error_report(job.target, "memory",
+                              f"the search ran out of memory (limit {job.memory_mb} MB)")
+    finally:
+        sys.stdout = real_stdout
+    with open(job.result_file, "w", encoding="utf-8") as out:
+        json.dump(report, out, ensure_ascii=False, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,31 @@
+"""Incrementally correct reducers that break a stronger law than SKIP-DEF-7.
+
+floor_at_zero: a sum over non-negative values whose add first floors the
+accumulator at 0. Every reachable accumulator is >= 0, where add is plain +, so
+the reachable inverse law and incremental correctness hold; at the unreachable
+accumulator -1 the global law (earlier draft) and Skip's contract fail.
+Check with --values 'int[0..3]' --acc int.
+
+multiset_histogram: a histogram as a multiset with truncated difference. The
+global inverse law holds, ((a ⊎ {v}) \\ {v} = a), but Skip's contract does not:
+removing an absent value is a no-op, so add(remove(a, v), v) = a ⊎ {v} != a.
+Check with --values 'str[ab,1]' --acc 'multiset[str[ab,1]]'.
+"""
+
+from reference.algebra.multiset import Multiset
+from reference.reduce import Reducer
+
+
+def _floor_add(acc: int, v: int) -> int:
+    return max(acc, 0) + v
+
+
+def _sub(acc: int, v: int) -> int:
+    return acc - v
+
+
+floor_at_zero = Reducer(0, _floor_add, _sub, "floor_at_zero")
+
+multiset_histogram = Reducer(
+    Multiset(), lambda h, v: h | Multiset.of(v), lambda h, v: h - Multiset.of(v), "multiset_histogram"
+)

@@ -1,0 +1,16 @@
+"""Sum of pairs: (total, count), e.g. to maintain a mean; an object with initial,
+add and remove attributes. Domains inferred from the hints: tuple[int, int]."""
+
+
+class SumPairs:
+    def __init__(self) -> None:
+        self.initial = (0, 0)
+
+    def add(self, acc: tuple[int, int], v: tuple[int, int]) -> tuple[int, int]:
+        return (acc[0] + v[0], acc[1] + v[1])
+
+    def remove(self, acc: tuple[int, int], v: tuple[int, int]) -> tuple[int, int]:
+        return (acc[0] - v[0], acc[1] - v[1])
+
+
+sum_pairs = SumPairs()

@@ -1,0 +1,116 @@
+"""Usage errors exit 2 with a clear message, never a raw traceback only: bad
+targets, import failures, missing or unknown domains, and a reducer that raises,
+hangs (in Python or in native code) or exhausts memory, with the input that did it."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.check_reducer.cli import main
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+BAD = f"{FIXTURES / 'bad_reducers.py'}"
+QUICK = ["--no-symbolic", "--examples", "20"]
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
+    status = main(argv + ["--json"])
+    return status, json.loads(capsys.readouterr().out)
+
+
+def error_line(report: dict[str, Any]) -> dict[str, Any]:
+    errors = [line for line in report["lines"] if line["status"] == "error"]
+    assert errors, "expected a line with status error"
+    first: dict[str, Any] = errors[0]
+    return first
+
+
+@pytest.mark.parametrize("target, message", [
+    ("no_colon_here", "must be path/to/file.py:name"),
+    (f"{FIXTURES / 'missing.py'}:r", "no such file"),
+    (f"{FIXTURES / 'import_fails.py'}:r", "RuntimeError: this module cannot be imported"),
+    ("json:no_such_name", "has no attribute"),
+    (f"{BAD}:not_a_reducer", "is not a reducer"),
+    (f"{BAD}:pair", "a triple must be (initial, add, remove)"),
+])
+def test_bad_targets_exit_2_with_a_message(target: str, message: str,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    status, report = run([target, *QUICK], capsys)
+    assert status == 2
+    assert report["error"]["kind"] == "usage"
+    assert message in report["error"]["message"]
+
+
+def test_missing_domains_are_asked_for(capsys: pytest.CaptureFixture[str]) -> None:
+    status, report = run([f"{BAD}:untyped", *QUICK], capsys)
+    assert status == 2
+    message = report["error"]["message"]
+    assert "cannot infer the value domain" in message and "--values DOMAIN" in message
+    # the accumulator domain comes from type(initial); given the values, the check runs
+    status, report = run([f"{BAD}:untyped", "--values", "int[-2..2]", *QUICK], capsys)
+    assert status == 0 and report["domains"]["accumulators"]["spec"] == "int"
+
+
+def test_unknown_domain_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    status, report = run([f"{BAD}:untyped", "--values", "complex", *QUICK], capsys)
+    assert status == 2 and "unknown domain 'complex'" in report["error"]["message"]
+
+
+def test_an_exception_in_the_reducer_is_reported_with_its_input(capsys: pytest.CaptureFixture[str]) -> None:
+    status, report = run([f"{BAD}:divides", "--values", "int[0..2]", *QUICK], capsys)
+    assert status == 2
+    line = error_line(report)
+    assert line["key"] == "def2-remove"  # the first law that calls remove
+    assert line["counterexample"]["error"].startswith("ZeroDivisionError")
+    args = line["counterexample"]["args"]
+    assert "0" in (args["v1"], args["v2"])
+
+
+def test_a_python_level_hang_hits_the_per_call_limit_and_names_the_input(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    start = time.monotonic()
+    status, report = run([f"{BAD}:hangs_in_python", "--values", "int[0..3]", "--call-timeout", "0.3",
+                          "--engines", "exhaustive", "--timeout", "60"], capsys)
+    assert status == 2
+    line = error_line(report)
+    assert line["counterexample"]["error"].startswith("CallTimeout")
+    assert "2" in json.dumps(line["counterexample"]["args"])
+    assert time.monotonic() - start < 30
+
+
+def test_a_native_hang_is_killed_by_the_total_time_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    start = time.monotonic()
+    status, report = run([f"{BAD}:hangs_in_native_code", "--values", "int[0..1]", "--timeout", "4",
+                          *QUICK], capsys)
+    assert status == 2
+    assert report["error"]["kind"] == "timeout"
+    assert "was killed" in report["error"]["message"] and "SKIP-DEF-2" in report["error"]["message"]
+    assert time.monotonic() - start < 20
+
+
+def test_memory_is_limited(capsys: pytest.CaptureFixture[str]) -> None:
+    status, report = run([f"{BAD}:explodes", "--values", "int[0..1]", "--memory-mb", "300",
+                          "--engines", "exhaustive"], capsys)
+    assert status == 2
+    assert error_line(report)["counterexample"]["error"].startswith("MemoryError")
+
+
+def test_the_reducers_prints_do_not_corrupt_the_json(capsys: pytest.CaptureFixture[str]) -> None:
+    status, report = run([f"{BAD}:chatty", *QUICK], capsys)
+    assert status == 0 and report["error"] is None
+
+
+def test_unknown_engine_and_bad_option(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["x.py:r", "--engines", "oracle"]) == 2
+    assert main(["x.py:r", "--examples", "many"]) == 2
+    capsys.readouterr()
+
+
+def test_an_add_that_returns_none_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    status, report = run([f"{BAD}:forgot_return", *QUICK], capsys)
+    assert status == 2 and "add must return the new accumulator" in report["error"]["message"]

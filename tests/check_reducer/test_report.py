@@ -1,0 +1,46 @@
+"""The report for people: a short table, the counterexamples, the Theorem 2 witness,
+what was searched, and the exit status; and the --json format's shape."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conformance.check_reducer.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_text_report_of_a_broken_reducer(capsys: pytest.CaptureFixture[str],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    assert main(["examples/reducers/broken.py:sum_remove_adds", "--no-symbolic",
+                 "--examples", "30"]) == 1
+    text = capsys.readouterr().out
+    table = text.split("Counterexamples")[0]
+    assert "SKIP-DEF-11         incremental correctness (update = recompute)" in table
+    assert table.count("FAILS") == 4 and table.count("holds within search") == 2
+    # the Theorem 2 witness: C(k) = {1}, remove 1: recompute 0, incremental 2
+    assert "C      = {'k': {|1|}}" in text and "Δ⁻     = {'k': {|1|}}" in text
+    assert "reduce_R(C • Δ)(k)             = 0" in text
+    assert "update_R(reduce_R(C)(k), Δ, k) = 2" in text
+    assert "What was searched (finding no counterexample is not a proof)" in text
+    assert text.rstrip().endswith("exit status 1: a counterexample was found")
+
+
+def test_json_report_shape(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    assert main(["examples/reducers/xor.py:xor", "--values", "int[0..7]", "--acc", "int[0..7]",
+                 "--no-symbolic", "--examples", "30", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["format"] == "incspec-check-reducer/1" and report["exit_status"] == 0
+    assert [(line["id"], line["key"]) for line in report["lines"]] == [
+        ("SKIP-DEF-2", "def2-add"), ("SKIP-DEF-2", "def2-remove"), ("SKIP-DEF-7", "def7"),
+        ("SKIP-DEF-7-GLOBAL", "def7-global"), ("SKIP-DEF-7-SKIPDOC", "def7-skipdoc"),
+        ("SKIP-DEF-11", "def11")]
+    engines = report["lines"][0]["engines"]
+    assert [e["engine"] for e in engines] == ["exhaustive", "hypothesis"]
+    assert engines[0]["decided"] and engines[0]["cases"] == 512
+    assert report["theorem2_witness"] is None

@@ -1,0 +1,69 @@
+"""Accepted reducer shapes, domain syntax, and inference from type hints."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from conformance.check_reducer.domains import DomainError, parse_domain
+from conformance.check_reducer.shapes import TargetError, as_reducer, infer_domains, load_reducer
+from reference.algebra.zset import ZSet
+
+GALLERY = Path(__file__).resolve().parents[2] / "examples" / "reducers"
+
+
+@pytest.mark.parametrize("target, initial, value, added", [
+    ("sum_int.py:sum_int", 0, 5, 5),  # reference.reduce.Reducer
+    ("count.py:Count", 0, "x", 1),  # class, instance methods
+    ("xor.py:xor", 0, 6, 6),  # triple
+    ("product.py:Product", Fraction(1), Fraction(2, 3), Fraction(2, 3)),  # class, static methods
+    ("sum_pairs.py:sum_pairs", (0, 0), (4, 1), (4, 1)),  # object with attributes
+    ("histogram.py:histogram", ZSet(), "a", ZSet({"a": 1})),  # factory function
+])
+def test_every_documented_shape_loads(target: str, initial: object, value: object,
+                                      added: object) -> None:
+    file, _, name = target.partition(":")
+    R = load_reducer(f"{GALLERY / file}:{name}")
+    assert R.initial == initial
+    assert R.add(R.initial, value) == added
+    assert R.remove(added, value) == initial
+
+
+def test_module_targets_and_dotted_names() -> None:
+    R = load_reducer("tests.check_reducer.fixtures.bad_reducers:Box.inner")
+    assert R.add(1, 2) == 3 and R.name == "chatty"
+    with pytest.raises(TargetError, match="the class lacks initial/add/remove"):
+        load_reducer("reference.reduce:Reducer")
+
+
+def test_shape_errors() -> None:
+    with pytest.raises(TargetError, match="a triple must be"):
+        as_reducer((0, abs), "t")
+    with pytest.raises(TargetError, match="is not a reducer"):
+        as_reducer(3, "n")
+
+
+def test_domain_syntax() -> None:
+    assert parse_domain("int[-2..2]").elements() == (-2, -1, 0, 1, 2)
+    assert parse_domain("str[ab,2]").elements() == ("", "a", "b", "aa", "ab", "ba", "bb")
+    assert parse_domain("tuple[bool,int[0..1]]").elements() == (
+        (False, 0), (False, 1), (True, 0), (True, 1))
+    assert parse_domain("float").preconditions("x") == ["x == x", "abs(x) < float('inf')"]
+    assert parse_domain("float[nan,inf]").preconditions("x") == []
+    assert parse_domain("zset[str[ab,1]]").spec == "zset[str[ab,1]]"
+    assert not parse_domain("int").is_finite and parse_domain("bool").is_finite
+    for bad in ("int[3..1]", "float[x]", "complex", "str[ab,n]", "tuple[int", "fraction[odd]"):
+        with pytest.raises(DomainError):
+            parse_domain(bad)
+
+
+def test_inference_from_hints_and_initial() -> None:
+    inferred = infer_domains(load_reducer(f"{GALLERY / 'sum_pairs.py'}:sum_pairs"))
+    assert inferred.values is not None and inferred.values.spec == "tuple[int,int]"
+    assert inferred.accumulators is not None and inferred.accumulators.spec == "tuple[int,int]"
+    untyped = as_reducer((0.0, lambda a, v: a + v, lambda a, v: a - v), "untyped")
+    inferred = infer_domains(untyped)
+    assert inferred.values is None  # cannot be guessed: the command asks for --values
+    assert inferred.accumulators is not None and inferred.accumulators.spec == "float"
