@@ -7,9 +7,11 @@ engines, so no state crosses cases.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from conformance.protocols import (
+    CaseResult,
     FixpointEngine,
     Handshake,
     ReduceEngine,
@@ -68,6 +70,18 @@ class SparkImplementation:
         from spark_impl.protocol.stream import SparkStreamEngine
 
         return SparkStreamEngine(self.spark)
+
+    def engine(self, area: str) -> Any:
+        factories = {"reduce": self.reduce_engine, "fixpoint": self.fixpoint_engine,
+                     "zset": self.zset_engine, "stream": self.stream_engine}
+        return factories[area]() if area in factories else None
+
+    def run_cases(self, cases: Sequence[Any]) -> Sequence[CaseResult]:
+        """Many cases at once, concurrently on the one session (see :mod:`spark_impl.batch_runner`)."""
+        from spark_impl.batch_runner import run_cases
+
+        _ = self.spark  # start the session once, before the workers race to it
+        return run_cases(self.engine, cases)
 
 
 implementation = SparkImplementation()

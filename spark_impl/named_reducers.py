@@ -2,17 +2,22 @@
 
 The names and their meaning are the suite's vocabulary (``conformance.reducers``):
 
-=================  ========================================================
-``sum``            native group reducer over integers
-``count``          native group reducer (any JSON value)
-``min``, ``max``   native; ``remove`` declines on the extremum, the keys
-                   affected are recomputed from their stored values
-``saturating-sum`` Python reducer (ill-formed: Spark runs it as given)
-``sloppy-max``     Python reducer (ill-formed: ``remove`` is a no-op)
-=================  ========================================================
+=======================  ==================================================
+``sum``, ``count``       native group reducers (sums of contributions)
+``min``, ``max``         native; ``remove`` declines on the extremum, the keys
+                         affected are recomputed from their stored values
+``xor``                  Python reducer (a ^ v both ways: a group, but not a sum)
+``sum_monus_int``        Python reducer: a + v, max(a - v, 0)
+``sum_bad_remove``       Python reducer (ill-formed: a - 2v)
+``min_never_declines``   Python reducer (ill-formed: remove keeps a)
+``min_declines_below``   Python reducer (ill-formed: declines only if v < a)
+``saturating_sum``       Python reducer (ill-formed: min(cap, a + v), a - v)
+=======================  ==================================================
 
-An ill-formed reducer is run as declared, by Skip's incremental update
-(SKIP-DEF-10): the engine trusts its reducers, as Skip does.
+Python reducers run as declared, by Skip's incremental update (SKIP-DEF-10,
+removals first, a declining remove recomputing the key): the engine trusts
+its reducers, as Skip does. Their accumulator ``None`` stands for ±∞ (never
+observed: the view holds only keys with values).
 """
 
 from __future__ import annotations
@@ -34,17 +39,25 @@ from spark_impl.reducers import (
 INTEGER = "decimal(38,0)"
 
 
-def _saturating_sum(cap: int) -> PythonReducer:
-    return PythonReducer("saturating-sum", 0, lambda a, v: min(cap, a + v), lambda a, v: a - v,
-                         {"cap": cap})
+def _min_add(a: Any, v: Any) -> Any:
+    return v if a is None or v < a else a
 
 
-def _sloppy_max_add(a: Any, v: Any) -> Any:
-    return v if a is None or v > a else a
-
-
-def _sloppy_max() -> PythonReducer:
-    return PythonReducer("sloppy-max", None, _sloppy_max_add, lambda a, v: a)
+def _python(name: str, params: Mapping[str, Any]) -> PythonReducer | None:
+    if name == "xor":
+        return PythonReducer(name, 0, lambda a, v: a ^ v, lambda a, v: a ^ v)
+    if name == "sum_monus_int":
+        return PythonReducer(name, 0, lambda a, v: a + v, lambda a, v: max(a - v, 0))
+    if name == "sum_bad_remove":
+        return PythonReducer(name, 0, lambda a, v: a + v, lambda a, v: a - 2 * v)
+    if name == "min_never_declines":
+        return PythonReducer(name, None, _min_add, lambda a, v: a)
+    if name == "min_declines_below":
+        return PythonReducer(name, None, _min_add, lambda a, v: None if a is None or v < a else a)
+    if name == "saturating_sum":
+        cap = int(params["cap"])
+        return PythonReducer(name, 0, lambda a, v: min(cap, a + v), lambda a, v: a - v, {"cap": cap})
+    return None
 
 
 def named_reducer(name: str, params: Mapping[str, Any]) -> SparkReducer:
@@ -58,13 +71,12 @@ def named_reducer(name: str, params: Mapping[str, Any]) -> SparkReducer:
             return min_reducer(INTEGER)
         if name == "max":
             return max_reducer(INTEGER)
-        if name == "saturating-sum":
-            return _saturating_sum(int(params["cap"]))
-        if name == "sloppy-max":
-            return _sloppy_max()
+        custom = _python(name, params)
     except (KeyError, TypeError, ValueError) as exc:
         raise EngineError("malformed-input", f"reducer {name!r}: bad parameters {params!r}") from exc
-    raise EngineError("malformed-input", f"unknown reducer {name!r}")
+    if custom is None:
+        raise EngineError("malformed-input", f"unknown reducer {name!r}")
+    return custom
 
 
 def numeric_values(reducer: SparkReducer) -> bool:

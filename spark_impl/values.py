@@ -10,19 +10,35 @@ typed columns (see :mod:`spark_impl.reducers`).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
+
+
+class FrozenDict(dict[str, Any]):
+    """A JSON object that can be a key or a set element (hashable, by content)."""
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(encode(self))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
 
 
 def encode(value: Any) -> str:
     """The canonical JSON text of ``value`` (tuples as arrays, sorted object keys)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return json.dumps(_plain(value), sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
 def _freeze(value: Any) -> Any:
     if isinstance(value, list):
         return tuple(_freeze(v) for v in value)
     if isinstance(value, dict):
-        return {k: _freeze(v) for k, v in value.items()}
+        return FrozenDict({k: _freeze(v) for k, v in value.items()})
     return value
 
 

@@ -42,9 +42,9 @@ def test_trace_matches_recompute(spark: Any, name: str) -> None:
         assert (dict(obs.view), dict(obs.changes)) == model.apply(plus, minus), (plus, minus)
 
 
-@pytest.mark.parametrize("name", ["sum", "saturating-sum"])
+@pytest.mark.parametrize("name", ["sum", "saturating_sum"])
 def test_invalid_delta_refused_and_state_unchanged(spark: Any, name: str) -> None:
-    params = {"cap": 100} if name == "saturating-sum" else {}
+    params = {"cap": 100} if name == "saturating_sum" else {}
     engine = engine_for(spark, name, params)
     before = engine.load({"a": [3, 5], "b": [1]})
     with pytest.raises(EngineError) as refused:
@@ -75,8 +75,8 @@ def test_unknown_reducer_is_malformed_input(spark: Any) -> None:
 
 
 def test_ill_formed_reducer_runs_skip_update(spark: Any) -> None:
-    """saturating-sum runs as declared (SKIP-DEF-10): removals first, then additions."""
-    engine = engine_for(spark, "saturating-sum", {"cap": 10})
+    """saturating_sum runs as declared (SKIP-DEF-10): removals first, then additions."""
+    engine = engine_for(spark, "saturating_sum", {"cap": 10})
     assert dict(engine.load({"a": [3, 5, 7]}).view) == {"a": 10}
     # update: (10 - 3) then min(10, 7 + 1) = 8, while a recompute would give min(10, 13) = 10
     assert dict(engine.apply({"a": [1]}, {"a": [3]}).view) == {"a": 8}
