@@ -1,0 +1,50 @@
+"""``run_cases``: cases run concurrently give exactly the observations of separate runs."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.spark
+
+
+def case(case_id: str, area: str, setup: dict[str, Any], steps: list[dict[str, Any]]) -> Any:
+    return SimpleNamespace(id=case_id, area=area, setup=setup, steps=[
+        SimpleNamespace(op=s["op"], args={k: v for k, v in s.items() if k != "op"}) for s in steps])
+
+
+CASES = [
+    case("r1", "reduce", {}, [{"op": "declare", "reducer": "sum", "params": {}},
+                              {"op": "load", "collection": [["a", [1, 2]], ["b", [5]]]},
+                              {"op": "apply", "plus": [["a", [100]]], "minus": [["b", [6]]]},
+                              {"op": "apply", "plus": [], "minus": [["a", [1]]]}]),
+    case("r2", "reduce", {}, [{"op": "declare", "reducer": "no-such", "params": {}},
+                              {"op": "load", "collection": []}]),
+    case("f1", "fixpoint", {}, [{"op": "make", "roots": ["R"], "edges": [["R", "A"], ["A", "B"]]},
+                                {"op": "apply", "remove_edges": [["R", "A"]]}]),
+    case("s1", "stream", {"processor": "prefix_sum", "params": {}}, [{"op": "run", "batches": [[1, 2], [3]]}]),
+]
+
+EXPECTED = {
+    "r1": [{}, {"view": [["a", 3], ["b", 5]], "changes": [["a", 3], ["b", 5]]},
+           {"error": "invalid-delta"}, {"view": [["a", 2], ["b", 5]], "changes": [["a", 2]]}],
+    "r2": [{"error": "malformed-input"}],
+    "f1": [{"current": ["A", "B", "R"], "added": ["A", "B", "R"], "removed": [],
+            "ranks": [["A", 1], ["B", 2], ["R", 0]]},
+           {"current": ["R"], "added": [], "removed": ["A", "B"], "ranks": [["R", 0]]}],
+    "s1": [{"output": [1, 3, 6]}],
+}
+
+
+def test_concurrent_runs_equal_separate_runs(spark: Any) -> None:
+    from spark_impl.batch_runner import run_case, run_cases
+    from spark_impl.conformance_adapter import implementation
+
+    together = run_cases(implementation.engine, CASES, workers=4)
+    assert [r.case_id for r in together] == [c.id for c in CASES]
+    for c, result in zip(CASES, together, strict=True):
+        alone = run_case(implementation.engine, c)
+        assert result.status == alone.status == "result", result.message
+        assert list(result.observations) == list(alone.observations) == EXPECTED[c.id], c.id
