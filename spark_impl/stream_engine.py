@@ -1,4 +1,4 @@
-"""Named stream processors on Spark, batch by batch with state between batches.
+r"""Named stream processors on Spark, batch by batch with state between batches.
 
 The suite's vocabulary (``reference/streams/named.py`` is its oracle; this is
 an independent implementation). Each batch of items is one Spark step; the
@@ -18,9 +18,17 @@ integral of what it has seen).
   partitioned on that, and partition ``i`` of the left joins only partition
   ``i`` of the right; ``split_merge`` and ``distinct`` are the bag and its support.
 
-Not implemented (refused with ``unsupported``): ``set_difference_ticks``,
-``tcp_receiver``, ``transitive_closure_loop``, ``full_adder``: sequential
-state machines with no data parallelism to give to Spark.
+* ``full_adder``: the carry into each position is the last ``a = b`` bit
+  before it (generate/kill), else the carried-in bit: a window, no
+  sequential loop; the carry out of a batch is carried to the next;
+* ``transitive_closure_loop`` (Example 3.58 through ``loop``): per round,
+  ``E ∪= m``, ``J' = E ∪ J ∘ E`` (a join), output ``J' \ J``;
+* ``set_difference_ticks`` and ``tcp_receiver`` keep the items seen (with their
+  positions) and compute their output as queries over them: strata by a
+  running count of ticks, ``A_i \ B_(i-1)`` by an anti-join; the receiver's
+  next expected number after each item is the least number not received so
+  far (a running max of first arrivals over sequence numbers), and the data
+  delivered are the first arrivals of ``0 .. next - 1``.
 """
 
 from __future__ import annotations
@@ -38,7 +46,7 @@ from spark_impl.state import materialise, union_all
 from spark_impl.values import decode, encode
 
 Value = Any
-UNSUPPORTED = ("set_difference_ticks", "tcp_receiver", "transitive_closure_loop", "full_adder")
+UNSUPPORTED: tuple[str, ...] = ()
 
 
 def _malformed(message: str) -> EngineError:
@@ -93,6 +101,8 @@ class SparkStreams:
             "derivative": self._derivative, "filter_even": self._filter_even, "map_inc": self._map_inc,
             "pairs": self._pairs, "join": self._join, "join_partitioned": self._join_partitioned,
             "split_merge": self._split_merge, "distinct": self._distinct,
+            "full_adder": self._full_adder, "transitive_closure_loop": self._tc_loop,
+            "set_difference_ticks": self._set_difference_ticks, "tcp_receiver": self._tcp_receiver,
         }
         if processor in UNSUPPORTED:
             raise EngineError("unsupported", f"{processor} is not implemented on Spark")
@@ -237,3 +247,103 @@ class SparkStreams:
     def _join_partitioned(self, params: Mapping[str, Value], batches: Sequence[Sequence[Value]]) -> Value:
         product, keyed = self._join_on(_int_param(params, "partitions", 2, 1))
         return self._bilinear(batches, True, product, keyed, "e string, y string, p int")
+
+    # --- sequential processors, as window functions and joins ---------------------------
+
+    def _full_adder(self, params: Mapping[str, Value], batches: Sequence[Sequence[Value]]) -> Value:
+        carry = _int_param(params, "carry", 0, 0)
+        if carry not in (0, 1):
+            raise _malformed(f"parameter 'carry' must be a bit, got {carry!r}")
+        before = Window.orderBy("pos").rowsBetween(Window.unboundedPreceding, -1)
+        out: list[int] = []
+        for batch in batches:
+            bits: list[tuple[int, int, int]] = []
+            for item in batch:
+                item = _tuple(item)
+                if not (isinstance(item, tuple) and len(item) == 2 and all(b in (0, 1) for b in item)
+                        and not any(isinstance(b, bool) for b in item)):
+                    raise _malformed(f"expected a pair of bits [a, b], got {item!r}")
+                bits.append((len(bits), int(item[0]), int(item[1])))
+            if not bits:
+                continue
+            frame = self.spark.createDataFrame(bits, "pos bigint, a int, b int")
+            decided = F.when(F.col("a") == F.col("b"), F.col("a"))  # generate (1,1) or kill (0,0)
+            rows = frame.select(
+                "pos", "a", "b",
+                F.coalesce(F.last(decided, ignorenulls=True).over(before), F.lit(carry)).alias("c"),
+            ).orderBy("pos").collect()
+            out.extend((r["a"] + r["b"] + r["c"]) % 2 for r in rows)
+            carry = int(rows[-1]["c"]) if rows[-1]["a"] != rows[-1]["b"] else int(rows[-1]["a"])
+        return tuple(out)
+
+    def _tc_loop(self, params: Mapping[str, Value], batches: Sequence[Sequence[Value]]) -> Value:
+        schema = "x string, y string"
+        edges = derived = self.spark.createDataFrame([], schema)
+        rounds: list[Value] = [()]  # the initial output (of the empty input) comes first
+        for batch in batches:
+            for item in batch:
+                item = _tuple(item)
+                if not isinstance(item, tuple) or not all(isinstance(e, tuple) and len(e) == 2 for e in item):
+                    raise _malformed(f"expected a list of edges per round, got {item!r}")
+                new = self.spark.createDataFrame([(encode(u), encode(v)) for u, v in item], schema)
+                edges = materialise(union_all([edges, new]).distinct())
+                composed = derived.alias("j").join(edges.alias("e"), F.col("j.y") == F.col("e.x")) \
+                    .select(F.col("j.x").alias("x"), F.col("e.y").alias("y"))
+                after = materialise(union_all([edges, composed]).distinct())
+                fresh = after.join(derived, ["x", "y"], "left_anti").collect()
+                rounds.append(tuple(canonical_order([(decode(r["x"]), decode(r["y"])) for r in fresh])))
+                derived = after
+        return tuple(rounds)
+
+    def _positioned(self, batches: Sequence[Sequence[Value]],
+                    parse: Callable[[Value], tuple[Any, ...]], schema: str) -> DataFrame:
+        """Every item with its position in the whole input (the integral of the batches)."""
+        rows: list[tuple[Any, ...]] = []
+        for batch in batches:
+            for item in batch:
+                rows.append((len(rows), *parse(_tuple(item))))
+        return materialise(self.spark.createDataFrame(rows, f"pos bigint, {schema}"))
+
+    def _set_difference_ticks(self, params: Mapping[str, Value], batches: Sequence[Sequence[Value]]) -> Value:
+        def parse(item: Value) -> tuple[Any, ...]:
+            if item == "tick":
+                return ("tick", None)
+            if isinstance(item, tuple) and len(item) == 2 and item[0] in ("+", "-"):
+                return (item[0], encode(item[1]))
+            raise _malformed(f'expected ["+", x], ["-", x] or "tick", got {item!r}')
+
+        items = self._positioned(batches, parse, "sign string, x string")
+        upto = Window.orderBy("pos").rowsBetween(Window.unboundedPreceding, Window.currentRow)
+        strata = items.select("sign", "x", F.sum(F.when(F.col("sign") == "tick", 1).otherwise(0))
+                              .over(upto).alias("i"))
+        ticks = strata.where(F.col("sign") == "tick").count()
+        positive = strata.where(F.col("sign") == "+").select("i", "x").distinct()
+        negative_before = strata.where(F.col("sign") == "-").select((F.col("i") + 1).alias("i"), "x")
+        kept = positive.join(negative_before, ["i", "x"], "left_anti").collect()
+        out: list[list[Value]] = [[] for _ in range(ticks + 1)]
+        for r in kept:
+            out[int(r["i"])].append(decode(r["x"]))
+        return tuple(tuple(canonical_order(s)) for s in out)
+
+    def _tcp_receiver(self, params: Mapping[str, Value], batches: Sequence[Sequence[Value]]) -> Value:
+        def parse(item: Value) -> tuple[Any, ...]:
+            if item == "tick":
+                return (None, None)
+            if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], int):
+                return (int(item[0]), encode(item[1]))
+            raise _malformed(f'expected [sequence number, data] or "tick", got {item!r}')
+
+        items = self._positioned(batches, parse, "seq bigint, data string")
+        by_seq = Window.orderBy("seq")
+        first = (items.where(F.col("seq") >= 0)
+                 .withColumn("r", F.row_number().over(Window.partitionBy("seq").orderBy("pos")))
+                 .where(F.col("r") == 1).select("seq", "pos", "data"))
+        # 0..n all received by position max(first arrivals of 0..n); contiguous from 0 only
+        ready = first.select("seq", "data", F.max("pos").over(
+            by_seq.rowsBetween(Window.unboundedPreceding, Window.currentRow)).alias("at"),
+            (F.row_number().over(by_seq) - 1).alias("rank")).where(F.col("seq") == F.col("rank"))
+        prefix = [(int(r["seq"]), int(r["at"]), r["data"]) for r in ready.orderBy("seq").collect()]
+        positions = [int(r["pos"]) for r in items.orderBy("pos").select("pos").collect()]
+        requests = tuple(sum(1 for _, at, _ in prefix if at <= p) for p in positions)
+        delivered = tuple(decode(d) for _, _, d in prefix)
+        return (delivered, requests)

@@ -21,6 +21,11 @@ INPUTS: dict[str, tuple[dict[str, Any], list[Any]]] = {
     "join_partitioned": ({"partitions": 3}, [["L", [1, 2]], ["R", [2, 5]], ["L", [7, 2]],
                                              ["R", ["x", 1]], ["L", [0, "x"]], ["R", [2, 6]]]),
     "split_merge": ({"partitions": 2}, [1, "b", [3], 1]),
+    "full_adder": ({"carry": 1}, [[1, 1], [0, 1], [0, 0], [1, 0], [1, 1]]),
+    "transitive_closure_loop": ({}, [[[1, 2]], [], [[2, 3], [3, 1]], [[0, 1]]]),
+    "set_difference_ticks": ({}, [["+", 1], ["-", 2], "tick", ["+", 2], ["+", 3], ["-", 3], "tick",
+                                  ["+", 3], ["+", 2]]),
+    "tcp_receiver": ({}, [[1, "b"], "tick", [0, "a"], [0, "z"], [3, "d"], [2, "c"], "tick"]),
 }
 
 
