@@ -150,6 +150,7 @@ class ReduceView:
         engine = self._ensure(types["key"], types["value"])
         engine.acc_base = materialise(self.spark.read.parquet(str(path / "acc")))
         engine.acc_base_rows = engine.acc_base.count()
+        engine._base_rows = None
         engine.overlay = {}
         store = materialise(self.spark.read.parquet(str(path / "store")))
         engine.store = ZSetTable(store, ["k", "v"], store.count())

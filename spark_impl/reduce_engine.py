@@ -110,6 +110,7 @@ class IncrementalReduce:
         )
         self.acc_base: DataFrame = self.spark.createDataFrame([], self._acc_schema())
         self.acc_base_rows = 0
+        self._base_rows: dict[Any, Entry] | None = None  # acc_base as collected, once
         self.overlay: dict[Any, Entry | None] = {}  # None: the key left the view
         self.store = ZSetTable(self._empty_rows(), ["k", "v"], 0)
 
@@ -142,8 +143,15 @@ class IncrementalReduce:
         ])
 
     def view_rows(self) -> dict[Any, Entry]:
-        """The view collected to the driver (small views only): key -> (*accumulator, n)."""
-        rows = {r["k"]: tuple(r[c] for c in (*self.acc_columns, "n")) for r in self.acc_base.collect()}
+        """The view collected to the driver (small views only): key -> (*accumulator, n).
+
+        The base is read from Spark once per materialisation (it does not change
+        between merges); the overlay is applied to a copy.
+        """
+        if self._base_rows is None:
+            self._base_rows = {r["k"]: tuple(r[c] for c in (*self.acc_columns, "n"))
+                               for r in self.acc_base.collect()}
+        rows = dict(self._base_rows)
         for k, entry in self.overlay.items():
             if entry is None:
                 rows.pop(k, None)
@@ -162,6 +170,7 @@ class IncrementalReduce:
         """Fold the overlay into the base: one rewrite of the view, amortised over updates."""
         self.acc_base = materialise(self.view())
         self.acc_base_rows = self.acc_base.count()
+        self._base_rows = None
         self.overlay = {}
 
     # --- load ----------------------------------------------------------------
@@ -169,9 +178,11 @@ class IncrementalReduce:
     def load(self, collection: DataFrame, rows: int | None = None) -> None:
         """Start from ``collection`` ``(k, v, w > 0)``: a full computation in Spark."""
         base = materialise(ZSetTable.consolidate(collection.select("k", "v", "w"), ["k", "v"]))
-        self.store = ZSetTable(base, ["k", "v"], rows if rows is not None else base.count())
+        size = rows if rows is not None else base.count()
+        self.store = ZSetTable(base, ["k", "v"], size)
         self.acc_base = materialise(self._recompute(base))
-        self.acc_base_rows = self.acc_base.count()
+        self.acc_base_rows = size  # an upper bound of its keys: enough for the merge policy
+        self._base_rows = None
         self.overlay = {}
 
     def _recompute(self, rows: DataFrame) -> DataFrame:
