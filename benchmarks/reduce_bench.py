@@ -17,6 +17,7 @@ new rows and half deletions of existing ones. Measured per batch:
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -80,7 +81,7 @@ def run_incremental(spark: SparkSession, base: DataFrame, reducer: Any, rows: in
     work = Workload(rows, keys, batch)
     for _ in range(batches):
         delta = spark.createDataFrame(work.next_batch())
-        series.time(lambda d=delta: engine.apply(d, batch, validate=validate))
+        series.time(partial(engine.apply, delta, batch, validate=validate))
     print("  " + series.line(), flush=True)
     return series
 

