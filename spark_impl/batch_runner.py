@@ -5,7 +5,9 @@ actions, so cases run one after the other spend their time waiting for job
 latency, not computing. ``run_cases`` runs independent cases *concurrently*
 on one SparkSession (Spark schedules jobs from several driver threads; each
 case has its own engines and DataFrames, so no state is shared and each case's
-observations are exactly those of a separate run). Every observation is
+observations are exactly those of a separate run), and runs the fixpoint
+cases *in one dataflow*, in lockstep, with the case as part of every element
+(:func:`run_fixpoint_lockstep`): one job per round serves all of them. Every observation is
 encoded as the suite's wire JSON here (the same encoding as the suite's own
 drivers: maps as sorted ``[[key, value], ...]``, sets as sorted lists).
 """
@@ -79,7 +81,10 @@ def _fixpoint_obs(o: FixpointObservation) -> Observation:
 
 
 def _edges(raw: Any) -> tuple[tuple[Any, Any], ...]:
-    return tuple((_freeze(u), _freeze(v)) for u, v in raw)
+    try:
+        return tuple((_freeze(u), _freeze(v)) for u, v in raw)
+    except (TypeError, ValueError):
+        raise EngineError("malformed-input", f"edges are pairs, got {raw!r}") from None
 
 
 def _step(area: str, engine: Any, op: str, a: Mapping[str, Any], setup: Mapping[str, Any],
@@ -141,7 +146,89 @@ def run_case(factory: Callable[[str], Any], case: Any) -> CaseResult:
 
 
 def run_cases(factory: Callable[[str], Any], cases: Sequence[Any],
-              workers: int = WORKERS) -> list[CaseResult]:
-    """Every case, ``workers`` at a time on the shared session; results in case order."""
+              workers: int = WORKERS, spark: Any = None) -> list[CaseResult]:
+    """Every case, ``workers`` at a time on the shared session; results in case order.
+
+    With ``spark``, the fixpoint cases run first, together in lockstep
+    (:func:`run_fixpoint_lockstep`), while the others run concurrently.
+    """
+    lockstep = [c for c in cases if spark is not None and c.area == "fixpoint" and _fixpoint_lockstep_ok(c)]
+    chosen = {id(c) for c in lockstep}
+    rest = [c for c in cases if id(c) not in chosen]
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(lambda c: run_case(factory, c), cases))
+        together = pool.submit(run_fixpoint_lockstep, spark, lockstep) if lockstep else None
+        separate = list(pool.map(lambda c: run_case(factory, c), rest))
+        joint = together.result() if together is not None else []
+    results = {r.case_id: r for r in (*separate, *joint)}
+    return [results[c.id] for c in cases]
+
+
+# --- fixpoint cases in lockstep: one engine, one job per round for all of them ---------
+
+
+def _fixpoint_lockstep_ok(case: Any) -> bool:
+    ops = [step.op for step in case.steps]
+    return bool(ops) and ops[0] == "make" and all(op == "apply" for op in ops[1:])
+
+
+def run_fixpoint_lockstep(spark: Any, cases: Sequence[Any]) -> list[CaseResult]:
+    """Fixpoint cases whose first step is ``make`` run as *one* dataflow: element
+    ``x`` of case ``i`` is the element ``[i, x]`` of a single reachability engine.
+    Cases share no element, so no edge joins two cases: every round of an update
+    advances each case's frontier exactly as a separate run would (same rounds,
+    same ranks, same added and removed elements), and a step of all the cases is
+    one update: the Spark jobs of a round serve every case at once.
+    """
+    from spark_impl.fixpoint_engine import IncrementalReachability
+    from spark_impl.values import decode, encode
+
+    engine = IncrementalReachability(spark, "string")
+    observations: list[list[Observation]] = [[] for _ in cases]
+    failed: dict[int, str] = {}
+    steps = max(len(c.steps) for c in cases)
+
+    def tag(i: int, x: Any) -> str:
+        return encode([i, _freeze(x)])
+
+    for j in range(steps):
+        change: dict[str, list[Any]] = {"add_roots": [], "remove_roots": [], "add_edges": [],
+                                        "remove_edges": []}
+        active = []
+        for i, case in enumerate(cases):
+            if j >= len(case.steps) or i in failed:
+                continue
+            a = case.steps[j].args
+            try:
+                parts: dict[str, list[Any]] = {
+                    "add_roots": [tag(i, r) for r in a.get("roots" if j == 0 else "add_roots", ())],
+                    "remove_roots": [tag(i, r) for r in a.get("remove_roots", ())] if j else [],
+                    "add_edges": [(tag(i, u), tag(i, v)) for u, v in
+                                  a.get("edges" if j == 0 else "add_edges", ())],
+                    "remove_edges": [(tag(i, u), tag(i, v)) for u, v in a.get("remove_edges", ())] if j else [],
+                }
+            except (TypeError, ValueError):
+                observations[i].append({"error": "malformed-input"})
+                continue
+            for key, values in parts.items():
+                change[key].extend(values)
+            active.append(i)
+        if not active:
+            continue
+        delta = engine.apply(**change)
+        live = engine.live.collect_rows()
+        by_case: dict[int, dict[Any, int]] = {i: {} for i in active}
+        for (node, rank), w in live.items():
+            i, x = decode(node)
+            if w > 0 and i in by_case:
+                by_case[i][x] = int(rank)
+        added: dict[int, list[Any]] = {i: [] for i in active}
+        removed: dict[int, list[Any]] = {i: [] for i in active}
+        for side, out in ((delta.added, added), (delta.removed, removed)):
+            for node in side:
+                i, x = decode(node)
+                out[i].append(x)
+        for i in active:
+            ranks = by_case[i]
+            observations[i].append({"current": _sorted(ranks), "added": _sorted(added[i]),
+                                    "removed": _sorted(removed[i]), "ranks": _pairs(ranks)})
+    return [CaseResult(c.id, "result", tuple(observations[i])) for i, c in enumerate(cases)]

@@ -81,7 +81,7 @@ class SparkImplementation:
         from spark_impl.batch_runner import run_cases
 
         _ = self.spark  # start the session once, before the workers race to it
-        return run_cases(self.engine, cases)
+        return run_cases(self.engine, cases, spark=self.spark)
 
 
 implementation = SparkImplementation()

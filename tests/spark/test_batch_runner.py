@@ -24,6 +24,10 @@ CASES = [
                               {"op": "load", "collection": []}]),
     case("f1", "fixpoint", {}, [{"op": "make", "roots": ["R"], "edges": [["R", "A"], ["A", "B"]]},
                                 {"op": "apply", "remove_edges": [["R", "A"]]}]),
+    case("f2", "fixpoint", {}, [{"op": "make", "roots": ["R"], "edges": [["R", "B"], ["R", "C"], ["C", "B"]]},
+                                {"op": "apply", "remove_edges": [["R", "B"]]},
+                                {"op": "apply", "add_edges": [["x"]]},
+                                {"op": "apply", "remove_roots": ["R"], "add_roots": ["C"]}]),
     case("s1", "stream", {"processor": "prefix_sum", "params": {}}, [{"op": "run", "batches": [[1, 2], [3]]}]),
 ]
 
@@ -34,6 +38,11 @@ EXPECTED = {
     "f1": [{"current": ["A", "B", "R"], "added": ["A", "B", "R"], "removed": [],
             "ranks": [["A", 1], ["B", 2], ["R", 0]]},
            {"current": ["R"], "added": [], "removed": ["A", "B"], "ranks": [["R", 0]]}],
+    "f2": [{"current": ["B", "C", "R"], "added": ["B", "C", "R"], "removed": [],
+            "ranks": [["B", 1], ["C", 1], ["R", 0]]},
+           {"current": ["B", "C", "R"], "added": [], "removed": [], "ranks": [["B", 2], ["C", 1], ["R", 0]]},
+           {"error": "malformed-input"},
+           {"current": ["B", "C"], "added": [], "removed": ["R"], "ranks": [["B", 1], ["C", 0]]}],
     "s1": [{"output": [1, 3, 6]}],
 }
 
@@ -42,7 +51,8 @@ def test_concurrent_runs_equal_separate_runs(spark: Any) -> None:
     from spark_impl.batch_runner import run_case, run_cases
     from spark_impl.conformance_adapter import implementation
 
-    together = run_cases(implementation.engine, CASES, workers=4)
+    # fixpoint cases in one lockstep dataflow, the others concurrently
+    together = run_cases(implementation.engine, CASES, workers=4, spark=spark)
     assert [r.case_id for r in together] == [c.id for c in CASES]
     for c, result in zip(CASES, together, strict=True):
         alone = run_case(implementation.engine, c)
