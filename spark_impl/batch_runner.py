@@ -149,16 +149,19 @@ def run_cases(factory: Callable[[str], Any], cases: Sequence[Any],
               workers: int = WORKERS, spark: Any = None) -> list[CaseResult]:
     """Every case, ``workers`` at a time on the shared session; results in case order.
 
-    With ``spark``, the fixpoint cases run first, together in lockstep
-    (:func:`run_fixpoint_lockstep`), while the others run concurrently.
+    With ``spark``, the fixpoint cases and the reduce cases run in lockstep
+    (:func:`run_fixpoint_lockstep`, :func:`run_reduce_lockstep`), alongside the
+    others, which run concurrently.
     """
-    lockstep = [c for c in cases if spark is not None and c.area == "fixpoint" and _fixpoint_lockstep_ok(c)]
-    chosen = {id(c) for c in lockstep}
+    fix = [c for c in cases if spark is not None and c.area == "fixpoint" and _fixpoint_lockstep_ok(c)]
+    red = [c for c in cases if spark is not None and c.area == "reduce" and _reduce_lockstep_ok(c)]
+    chosen = {id(c) for c in (*fix, *red)}
     rest = [c for c in cases if id(c) not in chosen]
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        together = pool.submit(run_fixpoint_lockstep, spark, lockstep) if lockstep else None
+        together = [pool.submit(run, spark, group) for run, group in
+                    ((run_fixpoint_lockstep, fix), (run_reduce_lockstep, red)) if group]
         separate = list(pool.map(lambda c: run_case(factory, c), rest))
-        joint = together.result() if together is not None else []
+        joint = [r for future in together for r in future.result()]
     results = {r.case_id: r for r in (*separate, *joint)}
     return [results[c.id] for c in cases]
 
@@ -232,3 +235,142 @@ def run_fixpoint_lockstep(spark: Any, cases: Sequence[Any]) -> list[CaseResult]:
             observations[i].append({"current": _sorted(ranks), "added": _sorted(added[i]),
                                     "removed": _sorted(removed[i]), "ranks": _pairs(ranks)})
     return [CaseResult(c.id, "result", tuple(observations[i])) for i, c in enumerate(cases)]
+
+
+# --- reduce cases in lockstep: one engine per declared reducer ------------------------------
+
+
+def _reduce_lockstep_ok(case: Any) -> bool:
+    ops = [step.op for step in case.steps]
+    return bool(ops) and ops[0] == "declare" and all(op in ("load", "apply") for op in ops[1:])
+
+
+def run_reduce_lockstep(spark: Any, cases: Sequence[Any]) -> list[CaseResult]:
+    """Reduce cases declaring the same reducer run as one collection per reducer:
+    key ``k`` of case ``i`` is the key ``[i, k]``. Keys of different cases never
+    meet (every reducer works key by key), so each case's view and changes are
+    those of a separate run. Per step, one delta for all the cases:
+
+    * a delta a case must refuse (it removes a value not there) is taken out
+      and that case observes ``invalid-delta``, the others go on;
+    * a ``load`` replaces the case's collection: its current values are first
+      removed (its keys leave the view, so they restart from ``initial``), then
+      the new collection is added: a recompute, as a fresh load is.
+    """
+    from spark_impl.named_reducers import named_reducer
+
+    groups: dict[str, list[int]] = {}
+    observations: list[list[Observation]] = [[] for _ in cases]
+    for i, case in enumerate(cases):
+        declare = case.steps[0].args
+        try:
+            named_reducer(declare["reducer"], _thaw(declare.get("params", {})))
+        except EngineError as refused:
+            observations[i].append({"error": refused.error_class})
+            continue
+        observations[i].append({})
+        groups.setdefault(_canonical([declare["reducer"], _thaw(declare.get("params", {}))]), []).append(i)
+
+    for members in groups.values():
+        _run_reduce_group(spark, cases, members, observations)
+    return [CaseResult(c.id, "result", tuple(observations[i])) for i, c in enumerate(cases)]
+
+
+def _run_reduce_group(spark: Any, cases: Sequence[Any], members: list[int],
+                      observations: list[list[Observation]]) -> None:
+    """The lockstep run of the cases ``members``, which declare the same reducer."""
+    from spark_impl.named_reducers import numeric_values
+    from spark_impl.protocol.reduce import SparkReduceEngine
+    from spark_impl.reduce_engine import InvalidDelta
+    from spark_impl.values import decode, encode
+
+    first = cases[members[0]].steps[0].args
+    adapter = SparkReduceEngine(spark)
+    adapter.declare(first["reducer"], _thaw(first.get("params", {})))
+    reducer = adapter.reducer
+    assert adapter.engine is not None and reducer is not None
+    engine = adapter.engine
+    numeric = numeric_values(reducer)
+    collections: dict[int, dict[Any, list[Any]]] = {i: {} for i in members}
+
+    def rows(i: int, values: Mapping[Any, Sequence[Any]], sign: int) -> list[tuple[Any, ...]]:
+        counts: dict[tuple[str, Any], int] = {}
+        for k, vs in values.items():
+            for v in vs:
+                cell = (encode([i, k]), _integer(v) if numeric else encode(v))
+                counts[cell] = counts.get(cell, 0) + 1
+        return [(k, v, sign * n) for (k, v), n in counts.items()]
+
+    def views() -> dict[int, dict[Any, Any]]:
+        out: dict[int, dict[Any, Any]] = {i: {} for i in members}
+        for key, entry in engine.view_rows().items():
+            i, k = decode(key)
+            out[i][k] = adapter._accumulator(entry[:-1])
+        return out
+
+    before = views()
+    for j in range(1, max(len(cases[i].steps) for i in members)):
+        deltas: dict[int, list[tuple[Any, ...]]] = {}
+        loads: dict[int, list[tuple[Any, ...]]] = {}
+        for i in members:
+            if j >= len(cases[i].steps):
+                continue
+            step = cases[i].steps[j]
+            try:
+                if step.op == "load":
+                    new = _keyed_values(step.args["collection"])
+                    loads[i] = rows(i, new, 1)
+                    deltas[i] = rows(i, collections[i], -1)
+                    collections[i] = {k: list(vs) for k, vs in new.items()}
+                else:
+                    plus = _keyed_values(step.args.get("plus", ()))
+                    minus = _keyed_values(step.args.get("minus", ()))
+                    deltas[i] = rows(i, plus, 1) + rows(i, minus, -1)
+            except EngineError as refused:
+                observations[i].append({"error": refused.error_class})
+        refused_now: set[int] = set()
+        changed: dict[int, dict[Any, Any]] = {}
+        while True:
+            live = [r for i, rs in deltas.items() if i not in refused_now for r in rs]
+            try:
+                changes = engine.apply(_frame(spark, engine, live), len(live)) if live else []
+                break
+            except InvalidDelta as bad:
+                refused_now.add(decode(bad.key)[0])
+        for c in changes:
+            i, k = decode(c.key)
+            changed.setdefault(i, {})[k] = adapter._accumulator(c.accumulator) if c.present else None
+        if loads:
+            added = [r for i, rs in loads.items() for r in rs]
+            engine.apply(_frame(spark, engine, added), len(added), validate=False)
+        after = views()
+        for i in members:
+            if j >= len(cases[i].steps) or (i not in deltas and i not in loads):
+                continue
+            if i in refused_now:
+                observations[i].append({"error": "invalid-delta"})
+                continue
+            if i in loads:
+                diff = {k: v for k, v in after[i].items() if before[i].get(k, object()) != v}
+                diff.update({k: None for k in before[i] if k not in after[i]})
+            else:
+                diff = changed.get(i, {})
+                for k, vs in _keyed_values(cases[i].steps[j].args.get("minus", ())).items():
+                    for v in vs:
+                        collections[i][k].remove(v)
+                for k, vs in _keyed_values(cases[i].steps[j].args.get("plus", ())).items():
+                    collections[i].setdefault(k, []).extend(vs)
+            observations[i].append({"view": _pairs(after[i]), "changes": _pairs(diff)})
+        before = after
+
+
+def _integer(value: Any) -> Any:
+    from decimal import Decimal
+
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise EngineError("malformed-input", f"expected an integer value, got {value!r}")
+    return Decimal(value)
+
+
+def _frame(spark: Any, engine: Any, rows: list[tuple[Any, ...]]) -> Any:
+    return spark.createDataFrame(rows, f"k string, v {engine.value_type}, w bigint")

@@ -1,4 +1,5 @@
-"""``run_cases``: cases run concurrently give exactly the observations of separate runs."""
+"""``run_cases``: cases run together (reduce and fixpoint in lockstep, one dataflow
+per area; the others concurrently) give exactly the observations of separate runs."""
 
 from __future__ import annotations
 
@@ -22,6 +23,13 @@ CASES = [
                               {"op": "apply", "plus": [], "minus": [["a", [1]]]}]),
     case("r2", "reduce", {}, [{"op": "declare", "reducer": "no-such", "params": {}},
                               {"op": "load", "collection": []}]),
+    case("r3", "reduce", {}, [{"op": "declare", "reducer": "min", "params": {}},
+                              {"op": "load", "collection": [["a", [3, 5]], ["b", [2]]]},
+                              {"op": "apply", "plus": [], "minus": [["a", [3]]]},
+                              {"op": "load", "collection": [["a", [9]]]}]),
+    case("r4", "reduce", {}, [{"op": "declare", "reducer": "sum", "params": {}},
+                              {"op": "load", "collection": [[["k", 1], [4]]]},
+                              {"op": "apply", "plus": [[["k", 1], [1]]], "minus": []}]),
     case("f1", "fixpoint", {}, [{"op": "make", "roots": ["R"], "edges": [["R", "A"], ["A", "B"]]},
                                 {"op": "apply", "remove_edges": [["R", "A"]]}]),
     case("f2", "fixpoint", {}, [{"op": "make", "roots": ["R"], "edges": [["R", "B"], ["R", "C"], ["C", "B"]]},
@@ -35,6 +43,11 @@ EXPECTED = {
     "r1": [{}, {"view": [["a", 3], ["b", 5]], "changes": [["a", 3], ["b", 5]]},
            {"error": "invalid-delta"}, {"view": [["a", 2], ["b", 5]], "changes": [["a", 2]]}],
     "r2": [{"error": "malformed-input"}],
+    "r3": [{}, {"view": [["a", 3], ["b", 2]], "changes": [["a", 3], ["b", 2]]},
+           {"view": [["a", 5], ["b", 2]], "changes": [["a", 5]]},
+           {"view": [["a", 9]], "changes": [["a", 9], ["b", None]]}],
+    "r4": [{}, {"view": [[["k", 1], 4]], "changes": [[["k", 1], 4]]},
+           {"view": [[["k", 1], 5]], "changes": [[["k", 1], 5]]}],
     "f1": [{"current": ["A", "B", "R"], "added": ["A", "B", "R"], "removed": [],
             "ranks": [["A", 1], ["B", 2], ["R", 0]]},
            {"current": ["R"], "added": [], "removed": ["A", "B"], "ranks": [["R", 0]]}],
