@@ -59,6 +59,10 @@ def test_reducer_checker_names_the_operation_that_does_not_commute() -> None:
     for name in ("sum", "min", "min_sorted", "product_nonzero_rationals"):
         b = builtin(name)
         assert check_reducer(b.reducer, b.accumulators, b.values).holds, name
+    # Z_2 x Z_2, ⊕ = ⊖ = addition mod 2: 2 accumulators x 1 pair {0, 1}, for ⊕ and for ⊖
+    xor2 = ReducerType(0, lambda a, v: (a + v) % 2, lambda a, v: (a + v) % 2)
+    verdict = check_reducer(xor2, (0, 1), (0, 1), exhaustive=True)
+    assert verdict.holds and verdict.decided and verdict.cases == 2 * 2
 
 
 @pytest.mark.spec("SKIP-DEF-7", evidence="example")
