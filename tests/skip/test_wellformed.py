@@ -463,3 +463,41 @@ def test_every_sampled_accumulator_of_sum_and_product_is_reachable() -> None:
                                      builtin("product_nonzero_rationals").values, 5).witnesses
     assert product[Fraction(-3, 4)] == Multiset.of(Fraction(-2), Fraction(1, 2), Fraction(1, 2),
                                                    Fraction(1, 2), Fraction(3))
+
+
+# --- SKIP-DEC-WELL-FORMED: which of the three notions "well-formed" means -------------------
+
+
+@pytest.mark.spec("SKIP-DEC-WELL-FORMED", evidence="example")
+def test_only_def_7_agrees_with_incremental_correctness_on_the_separating_builtins() -> None:
+    """sum_monus_int: Def. 7 and Def. 11 hold, the global law and the contract fail at
+    a = -2 (unreachable); sum_monus_nat: only the contract fails (add(remove(0, 1), 1) = 1)."""
+    expected = {  # name -> (Def. 7, global, Skip contract, Def. 11)
+        "sum_monus_int": (True, False, False, True),
+        "sum_monus_nat": (True, True, False, True),
+        "sum_bad_remove": (False, False, False, False),
+    }
+    for name, row in expected.items():
+        b = builtin(name)
+        R = b.reducer
+        got = (check_well_formed(R, b.values, 3).holds,
+               check_globally_well_formed(R, b.accumulators, b.values).holds,
+               check_skipdoc_well_formed(R, b.accumulators, b.values).holds,
+               check_incremental_correctness(R, b.values, 3, 2).holds)
+        assert got == row, name
+
+
+@pytest.mark.spec("SKIP-DEC-WELL-FORMED", evidence="exhaustive")
+def test_only_def_7_agrees_with_incremental_correctness_on_tiny_carriers() -> None:
+    """Every pairwise commutative reducer of the census (2387 total, 6004 with a declining
+    ⊖), Def. 11 decided: Def. 7 never disagrees with it; the global law disagrees on
+    315 total and 986 partial reducers, Skip's contract on 315 and 1517."""
+    disagreements = []
+    for partial in (False, True):
+        rows = [r for r in census(partial) if r.commutative]
+        correct = [r.incremental_decided is not None and r.incremental_decided.holds for r in rows]
+        disagreements.append(tuple(
+            sum(notion != c for notion, c in zip(verdict, correct, strict=True))
+            for verdict in ([r.well_formed.holds for r in rows], [r.globally for r in rows],
+                            [r.skipdoc for r in rows])))
+    assert disagreements == [(0, 315, 315), (0, 986, 1517)]
