@@ -14,67 +14,25 @@ Bound: ``--per_condition_timeout=3`` CPU seconds per law (the module takes about
 
 from __future__ import annotations
 
-import ast
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from reference.skip import symbolic
+from tests.symbolic_outcomes import crosshair_outcomes, not_refuted, refuted
 
 pytestmark = pytest.mark.symbolic
 
 TIMEOUT_PER_CONDITION = "3"
-LINE = re.compile(r"^(?P<file>.*?):(?P<line>\d+): (?P<level>error|info): (?P<message>.*)$")
-
-
-def _function_at(source: Path) -> dict[int, str]:
-    """Line number -> the name of the top-level function spanning it."""
-    spans: dict[int, str] = {}
-    for node in ast.parse(source.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.FunctionDef):
-            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
-                spans[line] = node.name
-    return spans
 
 
 @pytest.fixture(scope="module")
 def outcomes() -> dict[str, str]:
     """Law name -> "refuted: <message>" | "confirmed" | "not confirmed"."""
     pytest.importorskip("crosshair")
-    source = Path(symbolic.__file__)
-    run = subprocess.run(
-        [sys.executable, "-m", "crosshair", "check", "--report_all",
-         f"--per_condition_timeout={TIMEOUT_PER_CONDITION}", symbolic.__name__],
-        capture_output=True, text=True, timeout=300, cwd=source.parents[2],
-    )
-    assert run.returncode in (0, 1), run.stderr
-    spans = _function_at(source)
-    found: dict[str, str] = {}
-    for raw in run.stdout.splitlines():
-        match = LINE.match(raw)
-        if not match:
-            continue
-        name = spans[int(match["line"])]
-        message = match["message"]
-        if match["level"] == "error":
-            found[name] = f"refuted: {message}"
-        else:
-            found[name] = "confirmed" if message.startswith("Confirmed") else "not confirmed"
-    assert set(found) == set(symbolic.HOLDS) | set(symbolic.FAILS), run.stdout
+    found = crosshair_outcomes(symbolic, TIMEOUT_PER_CONDITION)
+    assert set(found) == set(symbolic.HOLDS) | set(symbolic.FAILS), found
     return found
-
-
-def refuted(outcomes: dict[str, str], law: str, call: str) -> None:
-    """CrossHair refuted ``law`` and the counterexample call is the expected one."""
-    assert outcomes[law].startswith("refuted: "), outcomes[law]
-    assert f"calling {law}{call}" in outcomes[law], outcomes[law]
-
-
-def not_refuted(outcomes: dict[str, str], law: str) -> None:
-    assert outcomes[law] in ("confirmed", "not confirmed"), outcomes[law]
 
 
 @pytest.mark.spec("SKIP-DEF-2", evidence="symbolic")
