@@ -289,9 +289,13 @@ def contract(state: State, config_new: Config, worklist: Iterable[Elem],
              record: bool = False) -> Contraction:
     """FIX-ALG-CONTRACT (corrected): cascade with the (possibly stale) ranks,
     then re-derive from the removed elements that a survivor still derives,
-    assigning ranks by FIX-DEC-REDERIVE-RANK. Correct for any ranks
-    (FIX-THM-CASCADE-REDERIVE); the ranks only decide how much is removed
-    and re-derived."""
+    assigning ranks by FIX-DEC-REDERIVE-RANK. Correct when the rank invariant
+    FIX-DEC-RANK-INVARIANT holds before: the worklist only examines elements
+    that lost a deriver, so with arbitrary ranks an unreachable cycle can keep
+    itself (FIX-DEC-GAP; :mod:`reference.fixpoint.symbolic`). It is Def. 7's
+    set-level cascade-then-re-derive that is correct for any ranks
+    (FIX-THM-CASCADE-REDERIVE); under the invariant the ranks only decide how
+    much is removed and re-derived."""
     dying, cascade_work, cascade_trace = cascade(state, config_new, worklist, record)
     survivors = state.current - dying
     after = freeze(survivors, {x: r for x, r in state.rank.items() if x not in dying})
