@@ -55,12 +55,6 @@ def crosshair_outcomes(module: ModuleType, per_condition_timeout: str) -> dict[s
     return found
 
 
-def refuted(outcomes: dict[str, str], law: str, call: str) -> None:
-    """CrossHair refuted ``law`` and the counterexample call is the expected one."""
-    assert outcomes[law].startswith("refuted: "), outcomes[law]
-    assert f"calling {law}{call}" in outcomes[law], outcomes[law]
-
-
 def counterexample(outcomes: dict[str, str], law: str) -> tuple[int, ...]:
     """The int arguments of the call CrossHair reports refuting ``law`` (which
     call it finds first may vary between runs)."""
