@@ -59,6 +59,10 @@ def test_4_3_contraction_removing_an_edge() -> None:
     assert update.removed == {"D"} and update.added == frozenset()
     # ranks of the survivors are unchanged; B keeps its wf-deriver A (1 < 2)
     assert {x: m2.ranks[x] for x in "RABCEF"} == {"R": 0, "A": 1, "B": 2, "C": 3, "E": 1, "F": 2}
+    # steps 1-3: "worklist = {D}", D has no wf-deriver, "dying = {D}", nothing else queued
+    after_4_2 = (*W.SETUP_EDGES, ("R", "E"), ("E", "F"))
+    _, _, worklist, dying = _phase1(W.SETUP_ROOTS, after_4_2, (("A", "D"),))
+    assert worklist == ("D",) and dying == {"D"}
 
 
 def _phase1(roots: tuple[str, ...], edges: tuple[Edge, ...],
