@@ -1,7 +1,7 @@
 """§3.1.4 "Managed API (No User Obligations)": the system owns the step
 relation as explicit data (roots and edges), computes stepFwd and stepInv
 itself and derives exact deltas from the mutation methods, so neither user
-obligation (FIX-OBL-1, FIX-OBL-2) can be violated.
+obligation (FIX-DEF-3.1.4.1, FIX-DEF-3.1.4.2) can be violated.
 
 A :class:`ManagedFixpoint` is an immutable value. Every update method returns
 ``(new_fixpoint, update)`` where :class:`Update` is the output delta a

@@ -131,7 +131,7 @@ def run_program(program: Lfp, db: Database, eds: list[Edit]) -> list[frozenset[o
     return out
 
 
-@pytest.mark.spec("FIX-TAB-6", evidence="example")
+@pytest.mark.spec("FIX-EX-6", evidence="example")
 @pytest.mark.spec("FIX-CLAIM-DSL-INCREMENTAL", evidence="example")
 @pytest.mark.spec("FIX-DEF-5.2", evidence="example")
 def test_section_6_programs() -> None:

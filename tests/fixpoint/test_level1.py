@@ -88,7 +88,7 @@ def test_simple_api_expands_and_refuses_removals() -> None:
         sx.apply_delta(lookup(successors([("R", "A")])), StepDelta(removed_from_step=(("A", "B"),)))
 
 
-@pytest.mark.spec("FIX-OBL-1", evidence="example")
+@pytest.mark.spec("FIX-DEF-3.1.4.1", evidence="example")
 def test_stability_violation_is_detected_and_breaks_the_result() -> None:
     """A stepFwd reading mutable external state that changes during the call."""
     calls = {"n": 0}
@@ -103,7 +103,7 @@ def test_stability_violation_is_detected_and_breaks_the_result() -> None:
     assert check_step_fwd_stable(lookup(successors([("R", "A")])), ["R", "A"])
 
 
-@pytest.mark.spec("FIX-OBL-2", evidence="property")
+@pytest.mark.spec("FIX-DEF-3.1.4.2", evidence="property")
 @given(graphs(), changes())
 def test_wrong_deltas_are_detected(g: Graph, change: object) -> None:
     roots, edges = g
@@ -125,7 +125,7 @@ def test_wrong_deltas_are_detected(g: Graph, change: object) -> None:
     assert verdict.counterexample["removedFromStep_spurious"] == {(NODES + 1, 0)}
 
 
-@pytest.mark.spec("FIX-OBL-2", evidence="example")
+@pytest.mark.spec("FIX-DEF-3.1.4.2", evidence="example")
 def test_inaccurate_delta_gives_a_wrong_fixpoint() -> None:
     """The obligation matters: omit the added pair R -> E and E is never reached."""
     edges = [("R", "A")]
@@ -137,9 +137,9 @@ def test_inaccurate_delta_gives_a_wrong_fixpoint() -> None:
     assert fx2.current == {"R", "A"} and lfp(Operator(frozenset({"R"}), new_fwd)) == {"R", "A", "E"}
 
 
-@pytest.mark.spec("FIX-CLAIM-AUTO-1", evidence="property")
-@pytest.mark.spec("FIX-CLAIM-AUTO-4", evidence="property")
-@pytest.mark.spec("FIX-CLAIM-AUTO-3", evidence="property")
+@pytest.mark.spec("FIX-CLAIM-3.1.4-AUTO-1", evidence="property")
+@pytest.mark.spec("FIX-CLAIM-3.1.4-AUTO-4", evidence="property")
+@pytest.mark.spec("FIX-CLAIM-3.1.4-AUTO-3", evidence="property")
 @given(graphs(), st.frozensets(st.integers(0, NODES - 1)), st.frozensets(st.integers(0, NODES - 1)))
 def test_automatic_properties(g: Graph, A: frozenset[int], B: frozenset[int]) -> None:
     op = graph_operator(*g)
@@ -150,7 +150,7 @@ def test_automatic_properties(g: Graph, A: frozenset[int], B: frozenset[int]) ->
             assert any(x in op.step_fwd(a) for a in A)
 
 
-@pytest.mark.spec("FIX-CLAIM-AUTO-2", evidence="property")
+@pytest.mark.spec("FIX-CLAIM-3.1.4-AUTO-2", evidence="property")
 @given(graphs())
 def test_system_built_step_inv_is_the_inverse(g: Graph) -> None:
     roots, edges = g
@@ -162,10 +162,10 @@ def test_system_built_step_inv_is_the_inverse(g: Graph) -> None:
     assert check_inverse(fwd, lookup(derived_inverse(DOMAIN, fwd)), DOMAIN)
 
 
-@pytest.mark.spec("FIX-CLAIM-AUTO-1", evidence="exhaustive")
-@pytest.mark.spec("FIX-CLAIM-AUTO-2", evidence="exhaustive")
-@pytest.mark.spec("FIX-CLAIM-AUTO-3", evidence="exhaustive")
-@pytest.mark.spec("FIX-CLAIM-AUTO-4", evidence="exhaustive")
+@pytest.mark.spec("FIX-CLAIM-3.1.4-AUTO-1", evidence="exhaustive")
+@pytest.mark.spec("FIX-CLAIM-3.1.4-AUTO-2", evidence="exhaustive")
+@pytest.mark.spec("FIX-CLAIM-3.1.4-AUTO-3", evidence="exhaustive")
+@pytest.mark.spec("FIX-CLAIM-3.1.4-AUTO-4", evidence="exhaustive")
 def test_automatic_properties_exhaustive() -> None:
     """Every graph on 3 nodes, every pair of subsets A, B of the nodes."""
     subsets = [frozenset(c) for k in range(4) for c in combinations(range(3), k)]

@@ -144,7 +144,7 @@ def test_4_5_refutes_soundness_at_intermediate_states_with_stale_ranks() -> None
     assert c.state.current == new_lfp  # the end result is still right (re-derivation)
 
 
-@pytest.mark.spec("FIX-TAB-4.6", evidence="example")
+@pytest.mark.spec("FIX-EX-4.6", evidence="example")
 def test_4_6_summary() -> None:
     """Add: expansion assigns increasing ranks; remove: the rank check breaks a
     cycle and re-derivation handles stale ranks (the rows of the table)."""
