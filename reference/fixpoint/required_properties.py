@@ -12,9 +12,9 @@ computes the delta itself, so it cannot violate either.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from reference.fixpoint.general_pattern import Edge, Elem, Operator, StepFwd, step
+from reference.fixpoint.general_pattern import Edge, Elem, StepFwd
 from reference.fixpoint.level1 import StepDelta
 from reference.verdict import Verdict, fails, holds
 
@@ -64,17 +64,28 @@ def check_delta_accuracy(old: StepFwd, new: StepFwd, domain: Iterable[Elem],
 
 
 # --- automatic properties (§3.1.4) -------------------------------------------
+# Each holds by construction for step(S) = ⋃_{x∈S} stepFwd(x) (pass
+# ``lambda S: step(op, S)``); the checkers take any set function, so that a
+# step not built from stepFwd (e.g. one that counts or negates) can fail them.
+
+SetFunction = Callable[[frozenset[Elem]], frozenset[Elem]]
 
 
-def check_additive(op: Operator, A: frozenset[Elem], B: frozenset[Elem]) -> bool:
-    """FIX-CLAIM-3.1.4-AUTO-4: step(A ∪ B) = step(A) ∪ step(B)."""
-    return step(op, A | B) == step(op, A) | step(op, B)
-
-
-def check_monotone(op: Operator, A: frozenset[Elem], B: frozenset[Elem]) -> bool:
+def check_monotone(F_of: SetFunction, A: frozenset[Elem], B: frozenset[Elem]) -> bool:
     """FIX-CLAIM-3.1.4-AUTO-1: A ⊆ B implies F(A) ⊆ F(B) (checked on A ∩ B ⊆ B)."""
-    small = A & B
-    return (op.base | step(op, small)) <= (op.base | step(op, B))
+    return F_of(A & B) <= F_of(B)
+
+
+def check_element_wise(step_of: SetFunction, A: frozenset[Elem]) -> bool:
+    """FIX-CLAIM-3.1.4-AUTO-3: x ∈ step(A) implies x ∈ step({a}) for some a ∈ A
+    (Lean ``stepElementWise``)."""
+    singles = frozenset(x for a in A for x in step_of(frozenset({a})))
+    return step_of(A) <= singles
+
+
+def check_additive(step_of: SetFunction, A: frozenset[Elem], B: frozenset[Elem]) -> bool:
+    """FIX-CLAIM-3.1.4-AUTO-4: step(A ∪ B) = step(A) ∪ step(B)."""
+    return step_of(A | B) == step_of(A) | step_of(B)
 
 
 def check_inverse(step_fwd: StepFwd, step_inv: StepFwd, domain: Iterable[Elem]) -> bool:
