@@ -14,6 +14,8 @@ from reference.fixpoint.correctness import check_rank_invariant
 from reference.fixpoint.formal_definitions import (
     bfs_rank,
     cascade_and_rederive,
+    has_wf_deriver,
+    rank,
     semi_naive,
     wf_cascade,
     wf_cascade_fix,
@@ -336,3 +338,37 @@ def test_stale_ranks_over_delete_inside_any_graph(g: Graph, out_of_b: frozenset[
     assert c.state.current == truth and "b" in c.rederived
     assert c.state.rank["b"] == 1 + c.state.rank["c"] == 2
     assert check_rank_invariant(c.state, config_of(roots1, edges2))
+
+
+def check_conclusion(roots: frozenset[Elem], edges: frozenset[Edge],
+                     roots2: frozenset[Elem], edges2: frozenset[Edge]) -> None:
+    """§9 on one contraction: every x ∈ lfp(F) \\ lfp(F') has no rank under F', no
+    wf-deriver in lfp(F), and is gone from the end of Def. 7's cascade."""
+    old, op2 = live_set(roots, edges), graph_operator(roots2, edges2)
+    ranks2 = rank(op2)
+    gone = old - reachable(roots2, edges2)
+    final = wf_cascade(op2, ranks2, old)[-1]
+    for x in gone:
+        assert x not in ranks2
+        assert not has_wf_deriver(op2, ranks2, old, x)
+        assert x not in final
+
+
+@pytest.mark.spec("FIX-CLAIM-9", evidence="property")
+@given(graphs(), st.data())
+def test_conclusion_unranked_elements_are_removed(g: Graph, data: st.DataObject) -> None:
+    roots, edges = g
+    change = data.draw(contractions(edges, roots))
+    check_conclusion(roots, edges, *apply_change(roots, edges, change))
+
+
+@pytest.mark.spec("FIX-CLAIM-9", evidence="exhaustive")
+def test_conclusion_on_three_nodes() -> None:
+    """Every graph on 3 nodes and every single removal of a root or an edge."""
+    removals = 0
+    for roots, edges in all_graphs(3):
+        for change in single_edits(3, roots, edges):
+            if not is_expansion(change):
+                check_conclusion(roots, edges, *apply_change(roots, edges, change))
+                removals += 1
+    assert removals == 4096 * 12 // 2  # each root and edge is present in half of the graphs
