@@ -263,6 +263,11 @@ def cascade(state: State, config_new: Config, worklist: Iterable[Elem],
     return frozenset(dying), Work(elements, edges), tuple(trace)
 
 
+def without(state: State, dying: frozenset[Elem]) -> State:
+    """``state.current -= dying`` (the end of phase 1), with the ranks of the survivors."""
+    return freeze(state.current - dying, {x: r for x, r in state.rank.items() if x not in dying})
+
+
 def rederive_frontier(state_after: State, config_new: Config,
                       dying: Iterable[Elem]) -> tuple[dict[Elem, int], Work]:
     """FIX-ALG-CONTRACT phase 2 frontier, with FIX-DEC-REDERIVE-RANK: each
@@ -297,8 +302,7 @@ def contract(state: State, config_new: Config, worklist: Iterable[Elem],
     (FIX-THM-CASCADE-REDERIVE); under the invariant the ranks only decide how
     much is removed and re-derived."""
     dying, cascade_work, cascade_trace = cascade(state, config_new, worklist, record)
-    survivors = state.current - dying
-    after = freeze(survivors, {x: r for x, r in state.rank.items() if x not in dying})
+    after = without(state, dying)
     frontier, rederive_work = rederive_frontier(after, config_new, dying)
     expansion = expand(after, config_new, frontier, record)
     return Contraction(expansion.state, dying, expansion.added, cascade_work, rederive_work,
