@@ -3,20 +3,20 @@
 The claims quantified over *rank functions* fit a symbolic search: the graph is
 fixed (one of the paper's §4 graphs, written out below from the paper's text),
 and the ranks are int arguments, unbounded and negative ones included. Only
-the order between the ranks matters to the algorithms, so on three nodes
-CrossHair has a few dozen paths to explore. Each function returns whether the
+the order between the ranks matters to the algorithms, so on three to five
+nodes CrossHair can explore every path. Each function returns whether the
 claim holds at its arguments and carries ``post: __return__``; ``pre:`` lines
 state hypotheses (the rank invariant before the update).
 
 ``HOLDS`` lists the claims CrossHair should find no counterexample for (which
 is not a proof: the tests say whether it exhausted the paths); ``FAILS`` lists
-their broken twins (no re-derivation, no invariant, the printed re-derivation),
+their broken twins (no re-derivation, no invariant, the printed frontier and re-derivation),
 which it must refute, so every symbolic check is shown able to fail.
 """
 
 from __future__ import annotations
 
-from reference.fixpoint.algorithms import Config, contract, freeze
+from reference.fixpoint.algorithms import Config, contract, expand, expansion_frontier, freeze
 from reference.fixpoint.correctness import check_rank_invariant
 from reference.fixpoint.formal_definitions import cascade_and_rederive, wf_cascade_fix
 from reference.fixpoint.general_pattern import (
@@ -28,6 +28,7 @@ from reference.fixpoint.general_pattern import (
     successors,
 )
 from reference.fixpoint.printed import contract as printed_contract
+from reference.fixpoint.printed import expand as printed_expand
 
 # §4.4: R -> A, A -> B, B -> A; remove R -> A. "Result: current = {R}".
 CYCLE_BEFORE: tuple[Edge, ...] = (("R", "A"), ("A", "B"), ("B", "A"))
@@ -46,6 +47,13 @@ ROOTS = frozenset({"R"})
 def _config(edges: tuple[Edge, ...]) -> Config:
     return Config(ROOTS, lookup(successors(edges)), lookup(predecessors(edges)))
 
+
+# §4.1-4.2: R -> A, A -> B, A -> D, B -> C, D -> B; add R -> E, E -> F.
+SETUP: tuple[Edge, ...] = (("R", "A"), ("A", "B"), ("A", "D"), ("B", "C"), ("D", "B"))
+SETUP_LFP = frozenset({"R", "A", "B", "C", "D"})
+EXPANDED: tuple[Edge, ...] = (*SETUP, ("R", "E"), ("E", "F"))
+EXPANDED_LFP = frozenset({"R", "A", "B", "C", "D", "E", "F"})
+ADDED: tuple[Edge, ...] = (("R", "E"), ("E", "F"))
 
 # --- FIX-THM-CASCADE-REDERIVE: Def. 7's cascade then re-derivation, any ranks ----------
 
@@ -76,6 +84,44 @@ def cascade_alone_any_ranks_stale(rank_r: int, rank_b: int, rank_c: int) -> bool
     """
     ranks: dict[Elem, int] = {"R": rank_r, "B": rank_b, "C": rank_c}
     return wf_cascade_fix(graph_operator(ROOTS, STALE_AFTER), ranks, STALE_LFP) == STALE_LFP
+
+
+# --- FIX-THM-1 with FIX-DEC-EXPAND-SEED: expansion from any admissible ranks ---------------
+
+
+def expansion_under_invariant_setup(rank_r: int, rank_a: int, rank_b: int, rank_c: int,
+                                    rank_d: int) -> bool:
+    """§4.2: from any ranks satisfying the rank invariant on §4.1's graph, the
+    expansion seeded per FIX-DEC-EXPAND-SEED gives {R, A, B, C, D, E, F}, with
+    E at rank[R] + 1 and F at rank[R] + 2, and keeps the invariant.
+
+    pre: rank_r == 0
+    pre: rank_r < rank_a
+    pre: rank_a < rank_b or rank_d < rank_b
+    pre: rank_b < rank_c
+    pre: rank_a < rank_d
+    post: __return__
+    """
+    state = freeze(SETUP_LFP, {"R": rank_r, "A": rank_a, "B": rank_b, "C": rank_c, "D": rank_d})
+    frontier, _ = expansion_frontier(state, (), ADDED)
+    after = expand(state, _config(EXPANDED), frontier).state
+    return (after.current == EXPANDED_LFP and after.rank["E"] == 1 and after.rank["F"] == 2
+            and check_rank_invariant(after, _config(EXPANDED)).holds)
+
+
+def printed_expansion_under_invariant_setup(rank_r: int, rank_a: int, rank_b: int, rank_c: int,
+                                            rank_d: int) -> bool:
+    """Broken twin: the printed frontier (new base elements only) misses E and F.
+
+    pre: rank_r == 0
+    pre: rank_r < rank_a
+    pre: rank_a < rank_b or rank_d < rank_b
+    pre: rank_b < rank_c
+    pre: rank_a < rank_d
+    post: __return__
+    """
+    state = freeze(SETUP_LFP, {"R": rank_r, "A": rank_a, "B": rank_b, "C": rank_c, "D": rank_d})
+    return printed_expand(state, _config(EXPANDED)).state.current == EXPANDED_LFP
 
 
 # --- FIX-DEC-GAP / FIX-DEC-RANK-INVARIANT: the worklist contraction needs the invariant --
@@ -136,12 +182,14 @@ def printed_contract_under_invariant_stale(rank_r: int, rank_b: int, rank_c: int
 
 
 HOLDS: tuple[str, ...] = (
+    "expansion_under_invariant_setup",
     "cascade_rederive_any_ranks_cycle",
     "cascade_rederive_any_ranks_stale",
     "worklist_contract_under_invariant_cycle",
     "worklist_contract_under_invariant_stale",
 )
 FAILS: tuple[str, ...] = (
+    "printed_expansion_under_invariant_setup",
     "cascade_alone_any_ranks_stale",
     "worklist_contract_any_ranks_cycle",
     "printed_contract_under_invariant_stale",

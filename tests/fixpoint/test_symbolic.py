@@ -1,15 +1,15 @@
 """CrossHair on the int specialisations of :mod:`reference.fixpoint.symbolic`:
-claims quantified over rank functions, on the paper's §4.4 and §4.5 graphs, with
-the ranks as unbounded int arguments.
+claims quantified over rank functions, on the paper's §4.1-4.2, §4.4 and §4.5
+graphs, with the ranks as unbounded int arguments.
 
 The laws that hold must get no counterexample and, since only the order of
-three ranks matters, CrossHair exhausts their paths ("confirmed"): on these
-fixed graphs that covers every rank function, but it is a statement about two
-graphs, not the theorem. Each broken twin must be refuted with the expected
+three to five ranks matters, CrossHair exhausts their paths ("confirmed"): on
+these fixed graphs that covers every rank function, but it is a statement about
+three graphs, not the theorem. Each broken twin must be refuted with the expected
 counterexample, so every symbolic check is shown able to fail.
 
 Bound: ``--per_condition_timeout=10`` CPU seconds per law; the module takes
-about 2 s of CPU in all.
+about 3 s of CPU in all.
 """
 
 from __future__ import annotations
@@ -45,6 +45,18 @@ def test_cascade_then_rederive_for_every_rank_function(outcomes: dict[str, str])
     r, b, c = counterexample(outcomes, "cascade_alone_any_ranks_stale")
     assert not symbolic.cascade_alone_any_ranks_stale(r, b, c) and not r < c < b
     assert not symbolic.cascade_alone_any_ranks_stale(0, 1, 1)  # §4.5's own stale ranks
+
+
+@pytest.mark.spec("FIX-THM-1", evidence="symbolic")
+@pytest.mark.spec("FIX-DEC-EXPAND-SEED", evidence="symbolic")
+def test_expansion_from_every_admissible_rank_function(outcomes: dict[str, str]) -> None:
+    """§4.2 from every rank function satisfying the invariant on §4.1's graph: the
+    seeded expansion reaches lfp(F') with E at 1 and F at 2 and keeps the invariant;
+    the printed frontier (new base only) never reaches E."""
+    confirmed(outcomes, "expansion_under_invariant_setup")
+    args = counterexample(outcomes, "printed_expansion_under_invariant_setup")
+    assert not symbolic.printed_expansion_under_invariant_setup(*args)
+    assert not symbolic.printed_expansion_under_invariant_setup(0, 1, 2, 3, 2)  # §4.1's ranks
 
 
 @pytest.mark.spec("FIX-DEC-GAP", evidence="symbolic", part="agree-under-invariant")
