@@ -78,3 +78,10 @@ def contract(state: State, config_new: Config, worklist: Iterable[Elem],
                 break
     e = _bfs_from_zero(after, config_new, frontier)
     return Contraction(e.state, dying, e.added, cascade_work, Work(elements, edges), e.work, trace)
+
+
+def expansion_phase(state: State, config_new: Config, added_to_base: tuple[Elem, ...],
+                    added_to_step: tuple[tuple[Elem, Elem], ...]) -> tuple[Expansion, Work]:
+    """The expansion of an update as printed: ``expand(state, config')``, whatever
+    was added (no seeding work: the printed frontier reads only the base)."""
+    return expand(state, config_new), Work()
