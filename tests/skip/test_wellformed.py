@@ -358,8 +358,7 @@ def test_draft_theorem_2_on_tiny_carriers() -> None:
 @given(tiny_reducers())
 def test_draft_theorem_2_forward(t: TinyReducer) -> None:
     """1 => 2 of the draft: a globally well-formed reducer (within Def. 6) is
-    well-formed in the sense of Def. 7, hence incrementally correct. (The former
-    else-branch asserted the negation of its own condition: it could not fail.)"""
+    well-formed in the sense of Def. 7, hence incrementally correct."""
     v = verdicts(t)
     event(f"{t.family}: commutative={v['commutative']}, globally={v['globally']}")
     if v["commutative"] and v["globally"]:
