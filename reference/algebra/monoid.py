@@ -222,13 +222,6 @@ def free_product(m: Monoid[Any], n: Monoid[Any]) -> Monoid[Word]:
     return Monoid(f"{m.name}⋆{n.name}", (), op, factor=factor)
 
 
-def inject(side: int, value: Any, monoid: Monoid[Word], parts: tuple[Monoid[Any], Monoid[Any]]) -> Word:
-    """``value ⋆ _`` (side 0) or ``_ ⋆ value`` (side 1) as a normal-form word."""
-    if parts[side].equal(value, parts[side].identity):
-        return monoid.identity
-    return ((side, value),)
-
-
 # --- tensor product of commutative monoids (Def. 3.46) -----------------------
 
 

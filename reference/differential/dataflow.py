@@ -35,6 +35,11 @@ version ``t`` is the output delta, a Z-set:
 
 where ``output(t)`` is the standard semantics of the program on the input
 collections at version ``t`` (the sums of the input deltas of versions ``<= t``).
+On the wire a Z-set is a list of rows ``[element, weight]``
+(:func:`zset_to_rows`, :func:`zset_from_rows`); observations are compared as
+Z-sets: row order is irrelevant, rows of equal elements add up, zero weights vanish.
+An engine keeps its state between versions; :func:`step` shows what state suffices
+(the traces of differences per node and time).
 
 Two evaluations, which must agree (checked in tests, DD-DEC-DATAFLOW):
 
@@ -253,7 +258,7 @@ def program_from_json(obj: Any) -> Program:
     if not isinstance(obj, Mapping):
         raise DataflowError("malformed-input", "a program is a JSON object")
     inputs = obj.get("inputs")
-    if not (isinstance(inputs, Sequence) and all(isinstance(n, str) for n in inputs)):
+    if not (isinstance(inputs, (list, tuple)) and all(isinstance(n, str) for n in inputs)):
         raise DataflowError("malformed-input", "a program needs 'inputs': [name, ...]")
     bound = obj.get("max_iterations", DEFAULT_MAX_ITERATIONS)
     if type(bound) is not int:
@@ -267,8 +272,14 @@ def program_to_json(program: Program) -> dict[str, Any]:
 
 
 def zset_from_rows(rows: Sequence[Sequence[Any]]) -> ZSet:
-    """A Z-set from wire rows ``[[element, weight], ...]`` (JSON arrays become tuples)."""
-    return ZSet.from_pairs((_tuples(e), int(w)) for e, w in rows)
+    """A Z-set from wire rows ``[[element, weight], ...]`` (JSON arrays become tuples;
+    rows with equal elements are summed, zero weights dropped)."""
+    pairs = []
+    for row in rows:
+        if len(row) != 2 or type(row[1]) is not int:
+            raise DataflowError("malformed-input", f"a row is [element, int weight], got {row!r}")
+        pairs.append((_tuples(row[0]), row[1]))
+    return ZSet.from_pairs(pairs)
 
 
 def zset_to_rows(z: ZSet) -> list[list[Any]]:

@@ -212,7 +212,7 @@ def sup(s: Time, t: Time) -> Time:
 def mobius_corners(t: Time) -> list[tuple[Time, int]]:
     """The ``t' <= t`` with ``μ(t', t) != 0`` in ``N^d``, with ``μ(t', t)``.
 
-    Closed form (DD-PROP-MU-N, DD-PROP-MU-PRODUCT): ``μ(t - ε, t) = (-1)^|ε|``
+    Closed form (DD-CLAIM-MU-N, DD-CLAIM-MU-PRODUCT): ``μ(t - ε, t) = (-1)^|ε|``
     for ``ε ∈ {0,1}^d`` with ``t - ε >= 0``, and 0 for every other ``t'``.
     """
     corners = []

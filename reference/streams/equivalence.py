@@ -32,6 +32,10 @@ def _batches(M: Monoid[Any], gens: Sequence[Any], bounds: Sequence[int]) -> list
 
 def cuts(M: Monoid[Any], m: Any, exhaustive_up_to: int = EXHAUSTIVE_UP_TO) -> Iterator[list[Any]]:
     """Ways of cutting ``m`` into batches whose product is ``m`` (see module doc)."""
+    if M.factor is None:  # no chosen generators: the whole input, and after an empty batch
+        yield [m]
+        yield [M.identity, m]
+        return
     gens = list(M.generators_of(m))
     n = len(gens)
     if n <= exhaustive_up_to:

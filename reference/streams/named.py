@@ -31,7 +31,7 @@ from reference.streams.feedback import loop_processor, transitive_closure_step
 from reference.streams.functions import prefix_sum_compact
 from reference.streams.integral import derivative_processor, integral_processor
 from reference.streams.joins import join, k_partitioned_join
-from reference.streams.parallel import product, pure_merge
+from reference.streams.parallel import pairs, product, pure_merge
 from reference.streams.processors import Processor, processor_of, pure, run_batches
 from reference.streams.representations import full_adder
 from reference.streams.sequential import seq
@@ -330,8 +330,6 @@ def _registry() -> dict[str, NamedProcessor]:
 
 
 def _pairs() -> Processor:
-    from reference.streams.parallel import pairs
-
     return pairs(bag_tensor())
 
 
@@ -347,6 +345,13 @@ PROCESSORS: Mapping[str, NamedProcessor] = _registry()
 def names() -> tuple[str, ...]:
     """The names of the registered processors, sorted."""
     return tuple(sorted(PROCESSORS))
+
+
+def describe(name: str) -> dict[str, Value]:
+    """The documentation of a named processor as JSON (for case files and reports)."""
+    entry = lookup(name)
+    return {"name": entry.name, "summary": entry.summary, "params": dict(entry.params),
+            "input": entry.input, "output": entry.output, "cites": list(entry.spec_ids)}
 
 
 def lookup(name: str) -> NamedProcessor:

@@ -4,9 +4,10 @@ The full adder ``σ = (B, f, 0, ε) : List[B × B] ⇝ List[B]`` and two monoids
 ``P`` into which ``Im(f)`` embeds, with homomorphisms ``φ : Im(f) → P``,
 ``ψ : P → Im(f)`` and ``φ ; ψ = id_{Im(f)}``:
 
-- ``P1 = ⟨x, y, z⟩`` (defunctionalization, §4.1): ``φ1`` reads back which generator
-  functions an element of ``Im(f)`` is the product of (it is a free monoid on them,
-  see :func:`phi1`), ``ψ1`` maps each generator to its function;
+- ``P1 = ⟨x, y, z⟩`` (defunctionalization, §4.1): ``ψ1`` maps each generator to its
+  function and ``f = defunctionalize ; ψ1``; but ``φ1``, defined on the generators,
+  is not a homomorphism: ``Im(f)`` is not free on them (``x ⊙ y = z ⊙ x``,
+  :func:`phi1_relation_witness`, STREAM-CLAIM-4.1-PHI1);
 - ``P2`` (bounded static variation, "The Trick", §4.2): pairs ``(α(0), α(1))`` with
   ``⊙`` specialised to the two carries.
 """

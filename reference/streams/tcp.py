@@ -200,7 +200,7 @@ def rounds_to_deliver(data: Sequence[Any], behaviour1: Sequence[Decision], t1: i
                       behaviour2: Sequence[Decision], t2: int, limit: int) -> int | None:
     """The least ``N ≤ limit`` with ``⟦loop σ⟧(L ⊤^N)`` delivering ``L``, or ``None``."""
     sigma = tcp(behaviour1, t1, behaviour2, t2)
-    s, _ = sigma.s_eps, sigma.o_eps
+    s = sigma.s_eps
     got: tuple[Any, ...] = delivered(sigma.o_eps)
     for n, batch in enumerate(rounds_input(data, limit)):
         s, o = sigma.f((batch,))(s)

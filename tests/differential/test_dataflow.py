@@ -221,3 +221,12 @@ def test_union_is_an_alias_of_plus() -> None:
     node = node_from_json({"op": "union", "left": inp("a"), "right": inp("a")})
     program = Program(("a",), node)
     assert both(program, [{"a": Z({1: 1})}]) == (Z({1: 2}),)
+
+
+def test_wire_rows_are_checked() -> None:
+    assert zset_from_rows([[[1, 2], 1], [[1, 2], 2], [3, -1]]) == Z({(1, 2): 3, 3: -1})
+    for bad in ([[1, 1.5]], [[1]], [[1, "2"]]):
+        with pytest.raises(DataflowError):
+            zset_from_rows(bad)
+    with pytest.raises(DataflowError):
+        program_from_json({"inputs": "a", "output": inp("a")})
