@@ -40,6 +40,8 @@ def render(report: dict[str, Any]) -> str:
     rows = [("ID", "property", "verdict", "found by")]
     for line in report["lines"]:
         verdict = _status(line)
+        if report["tolerance_mode"] and line["status"] == "holds":
+            verdict += " UP TO TOLERANCE"
         if line["declined"]:
             verdict += f" ({line['declined']} declined)"
         rows.append((line["id"], _property(line), verdict, ", ".join(line["found_by"])))
