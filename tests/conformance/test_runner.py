@@ -11,6 +11,7 @@ import pytest
 from conformance import runner
 from conformance.cli import main as incspec
 from conformance.execute import Expectations, InProcess, execute, exit_status
+from conformance.implementations import SHORT_NAMES
 from conformance.loader import Filter, load_cases, select
 from conformance.mutants.reduce_mutants import MUTANTS as REDUCE_MUTANTS
 
@@ -84,6 +85,6 @@ def test_unknown_implementation_is_a_usage_error(capsys: pytest.CaptureFixture[s
 
 def test_spark_is_resolved_by_name_only_at_run_time() -> None:
     """``--impl spark`` names a module the suite never imports itself."""
-    assert runner.SHORT_NAMES["spark"] == "spark_impl.conformance_adapter:implementation"
+    assert SHORT_NAMES["spark"] == "spark_impl.conformance_adapter:implementation"
     source = "\n".join(p.read_text() for p in Path(runner.__file__).parent.rglob("*.py"))
     assert "import spark_impl" not in source and "from spark_impl" not in source
