@@ -102,8 +102,11 @@ def judge(case: Case, result: CaseResult) -> tuple[str, str, str]:
     refused = next((i for i, o in enumerate(observations) if o.get("error") == "unsupported"), None)
     if refused is not None:
         return "skipped", "", f"step {refused}: the implementation reports the operation unsupported"
-    difference = judge_semantics(case, observations)
-    cost = judge_cost(case, observations)
+    try:
+        difference = judge_semantics(case, observations)
+        cost = judge_cost(case, observations)
+    except (TypeError, ValueError, KeyError, IndexError) as exc:
+        return "errored", "", f"malformed observation: {exc!r}"
     if difference:
         return "fail", cost.status, difference
     return "pass", cost.status, cost.message

@@ -88,3 +88,12 @@ def test_spark_is_resolved_by_name_only_at_run_time() -> None:
     assert SHORT_NAMES["spark"] == "spark_impl.conformance_adapter:implementation"
     source = "\n".join(p.read_text() for p in Path(runner.__file__).parent.rglob("*.py"))
     assert "import spark_impl" not in source and "from spark_impl" not in source
+
+
+def test_a_malformed_observation_is_errored_not_a_crash() -> None:
+    from conformance.execute import judge
+    from conformance.protocols import CaseResult
+
+    zset_case = next(c for c in CASES if c.area == "zset")
+    status, _, message = judge(zset_case, CaseResult(zset_case.id, "result", ({"output": [["x", "heavy"]]},)))
+    assert status == "errored" and "malformed observation" in message
