@@ -97,3 +97,32 @@ def test_a_malformed_observation_is_errored_not_a_crash() -> None:
     zset_case = next(c for c in CASES if c.area == "zset")
     status, _, message = judge(zset_case, CaseResult(zset_case.id, "result", ({"output": [["x", "heavy"]]},)))
     assert status == "errored" and "malformed observation" in message
+
+
+def test_a_hung_in_process_engine_is_reported_and_the_run_goes_on() -> None:
+    import threading
+
+    from conformance.implementations.reference_impl import (
+        ReferenceImplementation,
+        ReferenceReduceEngine,
+    )
+
+    release = threading.Event()
+    loads: list[int] = []
+
+    class HangsOnFirstLoad(ReferenceReduceEngine):
+        def load(self, collection):  # type: ignore[no-untyped-def]
+            loads.append(1)
+            if len(loads) == 1:
+                release.wait(30)  # hangs until the test ends
+            return super().load(collection)
+
+    class HangingOnce(ReferenceImplementation):
+        def reduce_engine(self) -> ReferenceReduceEngine:
+            return HangsOnFirstLoad()
+
+    cases = [c for c in CASES if c.area == "reduce"][:3]
+    _, outcomes = execute(InProcess(HangingOnce(), timeout=0.5), cases)
+    release.set()
+    assert [o.status for o in outcomes] == ["errored", "pass", "pass"]
+    assert "timed out" in outcomes[0].message
