@@ -7,72 +7,31 @@ no counterexample ("Confirmed over all paths": CrossHair exhausted the paths;
 proof). Its broken twin must get one, so every symbolic check is shown able to
 fail, and the reported call is replayed to check it really fails.
 
-Bound: ``--per_condition_timeout=3`` CPU seconds per law (the module takes
+Bound: ``PER_CONDITION_TIMEOUT`` = 3 CPU seconds per law (the module takes
 about 1 s of CPU in all).
 """
 
 from __future__ import annotations
 
-import ast
-import re
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from reference.streams import symbolic
+from tests.crosshair_laws import crosshair_outcomes
+from tests.crosshair_laws import holds_and_twin_fails as check_law
 
 pytestmark = pytest.mark.symbolic
-
-TIMEOUT_PER_CONDITION = "3"
-LINE = re.compile(r"^(?P<file>.*?):(?P<line>\d+): (?P<level>error|info): (?P<message>.*)$")
-CALL = re.compile(r"calling (?P<name>\w+)\((?P<args>[-\d, ]*)\)")
-
-
-def _function_at(source: Path) -> dict[int, str]:
-    spans: dict[int, str] = {}
-    for node in ast.parse(source.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.FunctionDef):
-            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
-                spans[line] = node.name
-    return spans
+PER_CONDITION_TIMEOUT = 3
 
 
 @pytest.fixture(scope="module")
 def outcomes() -> dict[str, str]:
     """Law name -> "refuted: <message>" | "confirmed" | "not confirmed"."""
     pytest.importorskip("crosshair")
-    source = Path(symbolic.__file__)
-    result = subprocess.run(
-        [sys.executable, "-m", "crosshair", "check", "--report_all",
-         f"--per_condition_timeout={TIMEOUT_PER_CONDITION}", symbolic.__name__],
-        capture_output=True, text=True, timeout=300, cwd=source.parents[2],
-    )
-    assert result.returncode in (0, 1), result.stderr
-    spans = _function_at(source)
-    found: dict[str, str] = {}
-    for raw in result.stdout.splitlines():
-        match = LINE.match(raw)
-        if match:
-            name, message = spans[int(match["line"])], match["message"]
-            if match["level"] == "error":
-                found[name] = f"refuted: {message}"
-            else:
-                found[name] = "confirmed" if message.startswith("Confirmed") else "not confirmed"
-    assert set(found) == set(symbolic.HOLDS) | set(symbolic.FAILS), result.stdout
-    return found
+    return crosshair_outcomes(symbolic, PER_CONDITION_TIMEOUT)
 
 
 def holds_and_twin_fails(outcomes: dict[str, str], law: str) -> None:
-    assert outcomes[law] in ("confirmed", "not confirmed"), outcomes[law]
-    twin = outcomes[f"{law}_broken"]
-    assert twin.startswith("refuted: "), twin
-    call = CALL.search(twin)
-    assert call is not None and call["name"] == f"{law}_broken"
-    args = [int(a) for a in call["args"].split(",")]
-    assert not getattr(symbolic, f"{law}_broken")(*args)  # the reported call really fails
-    assert getattr(symbolic, law)(*args)  # and the law holds there
+    check_law(symbolic, outcomes, law)
 
 
 @pytest.mark.spec("STREAM-EX-3.15", evidence="symbolic")
