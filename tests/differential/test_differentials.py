@@ -226,7 +226,8 @@ def check_prop2(f: Any, inner: Group[Any], order: LocallyFiniteOrder[Any], domai
 @pytest.mark.parametrize(("name", "order", "domain"), SMALL_DOMAINS[:1] + SMALL_DOMAINS[2:], ids=IDS)
 def test_prop2_exhaustive(name: str, order: LocallyFiniteOrder[Any], domain: tuple[Any, ...]) -> None:
     """On Z: f(a, b) = a·b² (part 1, not bilinear) and f = mul (parts 2-3, bilinear,
-    δ(f) = f): every pair of streams into {-1,0,1} on N<=2 and P({0,1})."""
+    δ(f) = f), streams into {-1,0,1}: on N<=2 every pair (27 × 27); on P({0,1}) every
+    c against every third d (81 × 27)."""
     streams = list(all_int_streams(domain, range(-1, 2)))
     for c in streams:
         for d in streams[:: max(1, len(streams) // 27)]:
