@@ -207,15 +207,16 @@ def nonlinear2(c: ZSet, d: ZSet) -> ZSet:
 
 
 def check_prop2(f: Any, inner: Group[Any], order: LocallyFiniteOrder[Any], domain: tuple[Any, ...],
-                c: Stream[Any, Any], d: Stream[Any, Any], part: str) -> None:
+                c: Stream[Any, Any], d: Stream[Any, Any], parts: str) -> None:
+    """The listed parts (``"1"``, ``"23"``, ...) of Proposition 2 against δ(f^T)(c, d)."""
     g = StreamGroup(inner, order, domain)
     expected = delta_of_lift2(f, g, g, c, d)
     for t in domain:
-        if part == "1":
+        if "1" in parts:
             assert proposition_2_general(f, g, g, g, c, d, t) == expected(t)
-        elif part == "2":
+        if "2" in parts:
             assert proposition_2_bilinear(f, g, g, g, c, d, t) == expected(t)
-        else:
+        if "3" in parts:
             down = order.down(t)
             assert inner.sum(f(c(r), d(s)) for r in down for s in down if order.sup(r, s) == t) == expected(t)
 
@@ -232,8 +233,7 @@ def test_prop2_exhaustive(name: str, order: LocallyFiniteOrder[Any], domain: tup
     for c in streams:
         for d in streams[:: max(1, len(streams) // 27)]:
             check_prop2(lambda a, b: a * b * b, INTS, order, domain, c, d, "1")
-            check_prop2(lambda a, b: a * b, INTS, order, domain, c, d, "2")
-            check_prop2(lambda a, b: a * b, INTS, order, domain, c, d, "3")
+            check_prop2(lambda a, b: a * b, INTS, order, domain, c, d, "23")
 
 
 @pytest.mark.spec("DD-PROP-2", evidence="property", part="1")
@@ -250,8 +250,7 @@ def test_prop2_property(name: str, order: LocallyFiniteOrder[Any], domain: tuple
     @given(streams, streams)
     def check(c: Stream[Any, ZSet], d: Stream[Any, ZSet]) -> None:
         check_prop2(nonlinear2, ZSETS, order, domain, c, d, "1")
-        check_prop2(join, ZSETS, order, domain, c, d, "2")
-        check_prop2(join, ZSETS, order, domain, c, d, "3")
+        check_prop2(join, ZSETS, order, domain, c, d, "23")
 
     check()
 
