@@ -87,7 +87,7 @@ def integral_derivative_law_broken(a0: int, a1: int, a2: int) -> bool:
 
 
 def fixed_point_iff_zero(m: int, i: int) -> bool:
-    """STREAM-EX-3.57-NONTERM: u_{i+1} = u_i iff m = 0, for the fix sequence of the
+    """STREAM-CLAIM-3.57-NONTERM: u_{i+1} = u_i iff m = 0, for the fix sequence of the
     reference ``shift_add`` (:func:`reference.streams.feedback.fix_sequence_feedback`).
 
     pre: 0 <= i <= 6

@@ -50,8 +50,8 @@ def test_integral_derivative(outcomes: dict[str, str]) -> None:
     holds_and_twin_fails(outcomes, "integral_derivative_law")
 
 
-@pytest.mark.spec("STREAM-EX-3.57-NONTERM", evidence="symbolic", part="1=>2")
-@pytest.mark.spec("STREAM-EX-3.57-NONTERM", evidence="symbolic", part="2=>1")
+@pytest.mark.spec("STREAM-CLAIM-3.57-NONTERM", evidence="symbolic", part="1=>2")
+@pytest.mark.spec("STREAM-CLAIM-3.57-NONTERM", evidence="symbolic", part="2=>1")
 def test_fixed_point_iff_zero(outcomes: dict[str, str]) -> None:
     holds_and_twin_fails(outcomes, "fixed_point_iff_zero")
 
