@@ -76,14 +76,14 @@ def integral_derivative_law(a0: int, a1: int, a2: int) -> bool:
 
 
 def integral_derivative_law_broken(a0: int, a1: int, a2: int) -> bool:
-    """Broken twin: a 'derivative' subtracting the previous input twice.
+    """Broken twin: a derivative that drops its first entry (ε in place of ε⁻¹·a1).
 
     post: __return__
     """
     Z = integers()
-    xs = I(Z, (a0, a1, a2))
-    broken = (xs[0], xs[1] - 2 * xs[0] + xs[0], xs[2] - xs[1] - xs[1] + xs[0])
-    return broken == (a0, a1, a2)
+    xs = (a0, a1, a2)
+    broken_derivative = (Z.identity, *D(Z, I(Z, xs))[1:])
+    return broken_derivative == xs
 
 
 def fixed_point_iff_zero(m: int, i: int) -> bool:
