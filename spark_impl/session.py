@@ -14,6 +14,24 @@ from typing import Any
 
 DEFAULT_MASTER = "local[2]"
 
+#: Settings every engine relies on, whatever the master: adaptive execution off
+#: (it re-plans every round of an iterative job and reintroduces the shuffles
+#: the engines avoid), Arrow for pandas conversions.
+ENGINE_CONF: dict[str, str] = {
+    "spark.sql.adaptive.enabled": "false",
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
+}
+
+#: Quiet logs from the first line: the JVM reads this before Spark starts.
+LOG4J2 = """rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+"""
+
 #: Settings measured to suit small iterative jobs on 2 cores (see DESIGN.md).
 LOCAL_CONF: dict[str, str] = {
     "spark.ui.enabled": "false",
@@ -28,6 +46,14 @@ LOCAL_CONF: dict[str, str] = {
 }
 
 
+def _log_config() -> str:
+    path = os.path.join(tempfile.gettempdir(), "incspec-log4j2.properties")
+    if not os.path.exists(path):
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(LOG4J2)
+    return path
+
+
 def build_session(master: str | None = None, app_name: str = "incspec",
                   conf: dict[str, str] | None = None) -> Any:
     """Get or create the process's SparkSession (one per process, never per test)."""
@@ -39,7 +65,10 @@ def build_session(master: str | None = None, app_name: str = "incspec",
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.master(master).appName(app_name)
-    settings = dict(LOCAL_CONF) if master.startswith("local") else {}
+    settings = dict(ENGINE_CONF)
+    if master.startswith("local"):
+        settings.update(LOCAL_CONF)
+        settings["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile=file:{_log_config()}"
     settings.update(conf or {})
     for key, value in settings.items():
         builder = builder.config(key, value)

@@ -78,7 +78,7 @@ def main(argv: list[str]) -> int:
         rel_tol=args.rel_tol, abs_tol=args.abs_tol, call_timeout=args.call_timeout,
         crosshair_per_condition=args.crosshair_per_condition,
         crosshair_total=args.crosshair_total, crosshair_iterations=args.crosshair_iterations,
-        memory_mb=args.memory_mb,
+        memory_mb=args.memory_mb, timeout=args.timeout,
     )
     report = run_job(job, args.timeout)
     if args.json:

@@ -23,10 +23,12 @@ Grammar (``parse_domain``)::
     tuple[D1,D2,...]    tuples, one component per domain
     zset[D]             Z-sets over D (weights in -3..3, at most 3 elements)
     multiset[D]         multisets over D (multiplicities <= 3, at most 3 elements)
+    {X1, X2, ...}       exactly these Python literals (finite), e.g. {1, 2, 3}
 """
 
 from __future__ import annotations
 
+import ast
 import itertools
 import math
 import typing
@@ -46,7 +48,7 @@ MAX_ENUMERATED = 512
 SYNTAX_HELP = (
     "domains: int | int[LO..HI] | float | float[LO..HI] | float[inf] | float[nan,inf] | "
     "fraction | fraction[nonzero] | bool | str | str[ALPHABET,N] | tuple[D1,D2,...] | "
-    "zset[D] | multiset[D]"
+    "zset[D] | multiset[D] | {X1, X2, ...}"
 )
 
 
@@ -244,6 +246,25 @@ def weighted_domain(kind: str, element: Domain) -> Domain:
     )
 
 
+def carrier_domain(elements: Sequence[Any], spec: str | None = None) -> Domain:
+    """Exactly ``elements``: a finite carrier, as the reference's checkers take them."""
+    items = tuple(dict.fromkeys(elements))
+    if not items:
+        raise DomainError("a finite domain needs at least one element")
+    kinds = {type(x) for x in items}
+    annotation = next((k.__name__ for k in (int, str) if kinds == {k}), None)  # symbolic: x in (...)
+    return Domain(
+        spec=spec or "{" + ", ".join(repr(x) for x in items) + "}",
+        description=f"exactly these {len(items)} values",
+        finite_elements=items,
+        probe=items,
+        make_strategy=lambda: st.sampled_from(items),
+        annotation=annotation,
+        precondition=lambda var: [f"{var} in {items!r}"],
+        floats=any(isinstance(x, float) for x in items),
+    )
+
+
 # --- parsing ------------------------------------------------------------------------
 
 
@@ -277,6 +298,14 @@ def _range(args: str, convert: Callable[[str], Any], where: str) -> tuple[Any, A
 def parse_domain(text: str) -> Domain:
     """The domain written as ``text`` (grammar in the module docstring)."""
     text = text.strip()
+    if text.startswith("{"):
+        try:
+            elements = ast.literal_eval(text)
+        except (ValueError, SyntaxError) as exc:
+            raise DomainError(f"{text!r}: a finite domain is a set of Python literals") from exc
+        if not isinstance(elements, (set, dict)) or isinstance(elements, dict) and elements:
+            raise DomainError(f"{text!r}: a finite domain is a set of Python literals")
+        return carrier_domain(sorted(elements, key=repr))
     name, bracket, rest = text.partition("[")
     name = name.strip().lower()
     args = None

@@ -18,8 +18,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from conformance.check_reducer.laws import LAWS, Law, bag
-from conformance.check_reducer.search import EngineResult, Problem, Stopwatch, evaluate
-from reference.reduce import fold
+from conformance.check_reducer.search import (
+    EngineResult,
+    Problem,
+    Stopwatch,
+    evaluate,
+    time_limit,
+)
+from reference.reduce import decide_incremental_correctness, fold
 
 #: the largest reachable-accumulator set the engine closes over for a decision on SKIP-DEF-7
 MAX_REACHABLE = 2_000
@@ -107,9 +113,9 @@ def check_law(law: Law, problem: Problem,
     cap = problem.bounds.exhaustive_cap
     cases = declined = 0
     for args in instances:
-        if cases >= cap:
-            return EngineResult("exhaustive", law.key, "holds",
-                                f"{searched}; stopped at the cap of {cap} instances",
+        if cases >= cap or (cases > 0 and problem.out_of_time()):  # always one instance
+            why = f"the cap of {cap} instances" if cases >= cap else "the time limit"
+            return EngineResult("exhaustive", law.key, "holds", f"{searched}; stopped at {why}",
                                 cases, declined, False, clock.seconds())
         cases += 1
         status, finding = evaluate(problem, law, args)
@@ -139,7 +145,45 @@ def reachable_by_fold(problem: Problem) -> dict[Any, tuple[Any, ...]] | None:
     return None
 
 
+#: how long the reference's decision procedure for SKIP-DEF-11 may run before the engine
+#: falls back to bounded enumeration
+DECIDE_SECONDS = 10.0
+
+
+def decide_def11(law: Law, problem: Problem) -> EngineResult | None:
+    """SKIP-DEF-11 decided by the reference (``decide_incremental_correctness``) when both
+    domains are finite, A is closed under ⊕ and ⊖ and they commute (SKIP-DEF-6); None when
+    the procedure does not apply (the caller then enumerates up to a bound)."""
+    A, V = problem.accumulators.elements(), problem.values.elements()
+    if A is None or V is None or not problem.equality.exact:
+        return None
+    clock = Stopwatch()
+    try:
+        with time_limit(DECIDE_SECONDS):
+            verdict = decide_incremental_correctness(problem.R, A, V)
+    except Exception:  # not closed, not commutative, too slow, or the reducer raised
+        return None
+    searched = (f"decided by the reference's decide_incremental_correctness on A = "
+                f"{problem.accumulators.spec}, V = {problem.values.spec} ({verdict.searched})")
+    if verdict.holds:
+        return EngineResult("exhaustive", law.key, "holds", searched, verdict.cases, 0, True,
+                            clock.seconds())
+    found = dict(verdict.counterexample or {})
+    D = bag(found["delta"].removed(found["key"]).elements())
+    M0 = found["collection"][found["key"]] - D
+    args = {"M0": tuple(M0.elements()), "D": tuple(D.elements()), "P": ()}
+    status, finding = evaluate(problem, law, args)  # re-checked on the law's own instance
+    if status not in ("fails", "raised"):
+        return None
+    return EngineResult("exhaustive", law.key, status, searched, verdict.cases, 0, False,
+                        clock.seconds(), finding)
+
+
 def run(problem: Problem, laws: tuple[Law, ...] = LAWS) -> list[EngineResult]:
     """The exhaustive search for each law."""
     reached = reachable_by_fold(problem) if any(law.key == "def7" for law in laws) else None
-    return [check_law(law, problem, reached) for law in laws]
+    results = []
+    for law in laws:
+        decided = decide_def11(law, problem) if law.key == "def11" else None
+        results.append(decided or check_law(law, problem, reached))
+    return results

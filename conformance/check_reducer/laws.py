@@ -1,11 +1,14 @@
 """The properties a reducer is checked against, one per verdict line.
 
-Each law is stated on one *instance* (the variables of its ∀) and evaluated
-with the reference's own functions (``fold_seq``, ``fold``, ``reduce``,
-``apply_delta``, ``update`` of :mod:`reference.reduce`), so the checker and the
-spec cannot drift apart. Evaluating an instance gives the two (or three) sides
-of the law; the engines compare them (exactly, or up to a tolerance in the
-weaker tolerance mode) and search for an instance where they differ.
+Each law is stated on one *instance* (the variables of its ∀). Whether it
+holds there is decided by the reference's own check of that law
+(:mod:`reference.reduce`: ``check_pairwise_commutative``, ``inverse_law_fails``,
+``check_skipdoc_well_formed``, ``incorrect_update``) run on the single
+instance, so the checker and the spec cannot drift apart. The law's *sides* (the
+values it says are equal, computed with ``fold_seq``, ``fold``, ``reduce``,
+``apply_delta``, ``update``) are what the report shows and what the weaker
+tolerance mode compares; in exact mode the engines insist that the sides agree
+with the reference's check (``tests/check_reducer`` checks it too).
 
 Declining removes (Skip's ``null``, SKIP-DEC-PARTIAL): an instance on which
 ``remove`` declines is *vacuous*, since the runtime recomputes that key from
@@ -23,7 +26,20 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from reference.algebra.multiset import Multiset
-from reference.reduce import Declined, Delta, Reducer, apply_delta, fold, fold_seq, reduce, update
+from reference.reduce import (
+    Declined,
+    Delta,
+    Reducer,
+    apply_delta,
+    check_pairwise_commutative,
+    check_skipdoc_well_formed,
+    fold,
+    fold_seq,
+    incorrect_update,
+    reduce,
+    update,
+)
+from reference.skip.wellformed import inverse_law_fails
 
 #: what a law's variable ranges over: an accumulator, a value, or a finite multiset of values
 Kind = Literal["acc", "value", "bag"]
@@ -62,8 +78,9 @@ def strict_remove(R: Reducer[Any, Any]) -> Callable[[Any, Any], Any]:
 
 def lifted_remove(R: Reducer[Any, Any]) -> Callable[[Any, Any], Any]:
     """⊖ on A ∪ {None}: a declined removal is absorbing (once the runtime recomputes, later
-    removals do not matter). SKIP-DEF-6 checks a partial ⊖ as this operation, so both orders
-    declining is agreement, and one order declining while the other answers is not."""
+    removals do not matter). The reference's SKIP-DEF-6 check (``check_reducer``) checks a
+    partial ⊖ as this operation, so both orders declining is agreement, and one order
+    declining while the other answers is not."""
 
     def remove(a: Any, v: Any) -> Any:
         return None if a is None else R.remove(a, v)
@@ -88,6 +105,7 @@ class Law:
     statement: str  # the quantified statement, as the spec has it
     params: tuple[tuple[str, Kind], ...]
     sides: SidesOf
+    reference_holds: Callable[[Reducer[Any, Any], Mapping[str, Any]], bool]  # exact mode decides by it
 
     def evaluate(self, R: Reducer[Any, Any], args: Mapping[str, Any]) -> Outcome:
         """The sides of the law on ``args``, or DECLINED. The user's exceptions propagate."""
@@ -157,26 +175,57 @@ def _incremental(R: Reducer[Any, Any], x: Mapping[str, Any]) -> Sides:
                   ("update_R(reduce_R(C)(k), Δ, k)", incremental)))
 
 
+# --- whether each law holds at an instance, by the reference's own checks -------------
+
+
+HoldsAt = Callable[[Reducer[Any, Any], Mapping[str, Any]], bool]
+
+
+def _ref_commutes(star_of: Callable[[Reducer[Any, Any]], Callable[[Any, Any], Any]]) -> HoldsAt:
+    def holds(R: Reducer[Any, Any], x: Mapping[str, Any]) -> bool:
+        return check_pairwise_commutative(star_of(R), [x["a"]], [x["v1"], x["v2"]]).holds
+    return holds
+
+
+def _ref_inverse_reachable(R: Reducer[Any, Any], x: Mapping[str, Any]) -> bool:
+    return not inverse_law_fails(R, fold(R.add, R.initial, bag(x["M"])), x["v"])
+
+
+def _ref_inverse_global(R: Reducer[Any, Any], x: Mapping[str, Any]) -> bool:
+    return not inverse_law_fails(R, x["a"], x["v"])
+
+
+def _ref_skip_contract(R: Reducer[Any, Any], x: Mapping[str, Any]) -> bool:
+    return check_skipdoc_well_formed(R, [x["a"]], [x["v"]]).holds
+
+
+def _ref_incremental(R: Reducer[Any, Any], x: Mapping[str, Any]) -> bool:
+    C, delta = collection_and_delta(x)
+    return incorrect_update(R, C, delta) is None
+
+
 LAWS: tuple[Law, ...] = (
     Law("def2-add", "SKIP-DEF-2", "add ⊕ is pairwise commutative (Def. 2, required by Def. 6)",
         "∀a∈A, v1,v2∈V. (a ⊕ v1) ⊕ v2 = (a ⊕ v2) ⊕ v1",
-        (("a", "acc"), ("v1", "value"), ("v2", "value")), _commutes(lambda R: R.add, "⊕")),
+        (("a", "acc"), ("v1", "value"), ("v2", "value")), _commutes(lambda R: R.add, "⊕"),
+        _ref_commutes(lambda R: R.add)),
     Law("def2-remove", "SKIP-DEF-2", "remove ⊖ is pairwise commutative (Def. 2, required by Def. 6)",
         "∀a∈A, v1,v2∈V. (a ⊖ v1) ⊖ v2 = (a ⊖ v2) ⊖ v1 (a declined removal, None, is absorbing)",
-        (("a", "acc"), ("v1", "value"), ("v2", "value")), _commutes(lifted_remove, "⊖")),
+        (("a", "acc"), ("v1", "value"), ("v2", "value")), _commutes(lifted_remove, "⊖"),
+        _ref_commutes(lifted_remove)),
     Law("def7", "SKIP-DEF-7", "well-formed: ⊖ inverts ⊕ on reachable accumulators",
         "∀M∈M(V), v∈V. (fold_⊕(ι, M) ⊕ v) ⊖ v = fold_⊕(ι, M)",
-        (("M", "bag"), ("v", "value")), _inverse_reachable),
+        (("M", "bag"), ("v", "value")), _inverse_reachable, _ref_inverse_reachable),
     Law("def7-global", "SKIP-DEF-7-GLOBAL", "global inverse law (earlier draft)",
         "∀a∈A, v∈V. (a ⊕ v) ⊖ v = a",
-        (("a", "acc"), ("v", "value")), _inverse_global),
+        (("a", "acc"), ("v", "value")), _inverse_global, _ref_inverse_global),
     Law("def7-skipdoc", "SKIP-DEF-7-SKIPDOC", "Skip runtime's documented reducer contract",
         "∀accum∈A, v∈V. accum = add(remove(accum, v), v) = remove(add(accum, v), v), "
         "unless remove returns null (each equation excused by its own remove's null)",
-        (("a", "acc"), ("v", "value")), _skip_contract),
+        (("a", "acc"), ("v", "value")), _skip_contract, _ref_skip_contract),
     Law("def11", "SKIP-DEF-11", "incremental correctness (update = recompute)",
         "∀C, valid Δ, k. reduce_R(C • Δ)(k) = update_R(reduce_R(C)(k), Δ, k)",
-        (("M0", "bag"), ("D", "bag"), ("P", "bag")), _incremental),
+        (("M0", "bag"), ("D", "bag"), ("P", "bag")), _incremental, _ref_incremental),
 )
 
 LAW_BY_KEY: dict[str, Law] = {law.key: law for law in LAWS}
@@ -218,3 +267,11 @@ class Equality:
         assert isinstance(outcome, Sides)
         first = outcome.values[0][1]
         return all(self.equal(first, other) for _, other in outcome.values[1:])
+
+
+def holds_at(law: Law, R: Reducer[Any, Any], args: Mapping[str, Any], equality: Equality) -> bool:
+    """Whether ``law`` holds at ``args``: by the reference's check in exact mode, by
+    comparing the sides up to the tolerance in the (weaker) tolerance mode."""
+    if equality.exact:
+        return law.reference_holds(R, args)
+    return equality.holds(law.evaluate(R, args))

@@ -30,6 +30,10 @@ class _Abort(Exception):
     """Stop the search at once (a call timed out: shrinking would re-run the hang)."""
 
 
+class _OutOfTime(Exception):
+    """The search's time limit passed: stop generating."""
+
+
 def strategy_for(law: Law, problem: Problem) -> st.SearchStrategy[dict[str, Any]]:
     n = problem.bounds.bag
     parts: dict[str, st.SearchStrategy[Any]] = {}
@@ -49,6 +53,8 @@ def check_law(law: Law, problem: Problem, examples: int, seed: int) -> EngineRes
     timed_out: list[Finding] = []
 
     def breaks(args: Mapping[str, Any]) -> bool:
+        if counts["cases"] > 0 and problem.out_of_time():  # always one instance
+            raise _OutOfTime
         counts["cases"] += 1
         status, finding = evaluate(problem, law, args)
         if status == "declined":
@@ -59,7 +65,7 @@ def check_law(law: Law, problem: Problem, examples: int, seed: int) -> EngineRes
             raise _Abort
         return status in ("fails", "raised")
 
-    searched = (f"{examples} generated examples (seed {seed}, shrinking on), "
+    searched = (f"up to {examples} generated examples (seed {seed}, shrinking on), "
                 f"A = {problem.accumulators.spec}, V = {problem.values.spec}"
                 + (f", multisets of size <= {problem.bounds.bag}"
                    if any(kind == "bag" for _, kind in law.params) else ""))
@@ -75,6 +81,10 @@ def check_law(law: Law, problem: Problem, examples: int, seed: int) -> EngineRes
         return EngineResult("hypothesis", law.key, "skipped", searched, counts["cases"],
                             counts["declined"], False, clock.seconds(),
                             notes=[f"Hypothesis could not search: {type(exc).__name__}: {exc}"])
+    except _OutOfTime:
+        return EngineResult("hypothesis", law.key, "holds",
+                            f"{searched}; stopped at the time limit",
+                            counts["cases"], counts["declined"], False, clock.seconds())
     except _Abort:
         return EngineResult("hypothesis", law.key, "raised", searched, counts["cases"],
                             counts["declined"], False, clock.seconds(), timed_out[0],

@@ -44,6 +44,9 @@ def render(report: dict[str, Any]) -> str:
     for r in rows:
         out.append("  " + "  ".join(c.ljust(w) for c, w in zip(r[:3], widths, strict=True))
                    + ("  " + r[3] if r[3] else ""))
+    for line in report["lines"]:
+        if line["status"] == "holds" and line["explanation"]:
+            out += [""] + [f"  {line['id']}: {text}" for text in line["explanation"]]
     bad = [line for line in report["lines"] if line["status"] in ("fails", "error")]
     if bad:
         out += ["", "Counterexamples (minimal: smallest-first enumeration or shrunk by Hypothesis)"]
@@ -70,6 +73,10 @@ def render(report: dict[str, Any]) -> str:
                 f"  Δ⁺     = {_map(w['delta_plus'])}",
                 f"  recompute   reduce_R(C • Δ)(k)             = {w['recomputed']}",
                 f"  incremental update_R(reduce_R(C)(k), Δ, k) = {w['incremental']}"]
+        back = w.get("inverse_law_fails_at")
+        if back:
+            out.append(f"  and back (1 ⇒ 2): the inverse law fails at the reachable a = fold_⊕(ι, "
+                       f"{back['M']}) = {back['a']} with v = {back['v']}: (a ⊕ v) ⊖ v = {back['result']}")
     if any(line["status"] == "error" for line in report["lines"]):
         out += ["", "The reducer raised (or hung) on an input of the declared domains: fix it, or "
                 "narrow the domain (--values/--acc) to the inputs it is meant for."]
@@ -80,7 +87,7 @@ def render(report: dict[str, Any]) -> str:
     for line in report["lines"]:
         out.append(f"  {line['id']} [{line['key']}]")
         for e in line["engines"]:
-            counts = (f"{e['cases']} instances, " if e["cases"] else "") + (
+            counts = (f"{e['cases']} instances, " if e["engine"] != "crosshair" else "") + (
                 f"{e['declined']} declined, " if e["declined"] else "")
             tag = "decided: " if e["decided"] else ""
             out.append(f"    {e['engine']:<10} {e['status']:<7} {tag}{e['searched']} "
@@ -89,7 +96,8 @@ def render(report: dict[str, Any]) -> str:
     out += ["", f"exit status {report['exit_status']}: "
             + {0: "every checked property holds within the search",
                1: "a counterexample was found",
-               2: "usage error or the reducer raised"}[report["exit_status"]]]
+               2: "usage error, the reducer raised or hung, or a property could not be "
+                  "checked at all"}[report["exit_status"]]]
     return "\n".join(out) + "\n"
 
 

@@ -7,6 +7,7 @@ the input), and any exception it raises is caught and reported with that input.
 
 from __future__ import annotations
 
+import math
 import signal
 import time
 from collections.abc import Iterator, Mapping
@@ -40,6 +41,10 @@ class Problem:
     equality: Equality
     bounds: Bounds
     call_timeout: float = 2.0  # seconds per law instance
+    deadline: float = math.inf  # time.monotonic() after which the engines stop searching
+
+    def out_of_time(self) -> bool:
+        return time.monotonic() > self.deadline
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,12 @@ def time_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+#: the reference's check and the law's sides disagree on one instance: a reducer whose answers
+#: change between calls, or accumulators whose == is not an equivalence, can cause this
+INCONSISTENT = ("Inconsistent: the reference's check and the law's sides disagree on this "
+                "instance (is the reducer deterministic, and is == on its accumulators an "
+                "equivalence?)")
+
 Evaluation = tuple[Literal["holds", "declined", "fails", "raised"], Finding | None]
 
 
@@ -98,12 +109,18 @@ def evaluate(problem: Problem, law: Law, args: Mapping[str, Any]) -> Evaluation:
     try:
         with time_limit(problem.call_timeout):
             outcome = law.evaluate(problem.R, args)
+            by_reference = law.reference_holds(problem.R, args) if problem.equality.exact else None
     except (Exception, RecursionError, MemoryError) as exc:
         return "raised", Finding(dict(args), error=f"{type(exc).__name__}: {exc}")
     if outcome == DECLINED:
+        if by_reference is False:
+            return "raised", Finding(dict(args), error=INCONSISTENT)
         return "declined", None
     assert isinstance(outcome, Sides)
-    if problem.equality.holds(outcome):
+    holds = problem.equality.holds(outcome)
+    if by_reference is not None and by_reference != holds:
+        return "raised", Finding(dict(args), sides=outcome.as_dict(), error=INCONSISTENT)
+    if holds:
         return "holds", None
     return "fails", Finding(dict(args), sides=outcome.as_dict())
 

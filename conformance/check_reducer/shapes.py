@@ -10,9 +10,11 @@ names may be, in the reference's terms a reducer R = (ι, ⊕, ⊖) (SKIP-DEF-6)
 3. a class with those three members (``initial`` a class attribute, ``add`` and
    ``remove`` static, class or instance methods); it is instantiated with no
    arguments when ``add`` is an instance method;
-4. a zero-argument function returning any of the above (a factory).
+4. a zero-argument function returning any of the above (a factory);
+5. a built-in of the reference's registry (``reference.reduce:BUILTINS.sum``), whose
+   finite carriers (``values``, ``accumulators``) become the default domains.
 
-``name`` may be dotted (``module:Class.attr``).
+``name`` may be dotted (``module:Class.attr``, ``module:REGISTRY.key``).
 """
 
 from __future__ import annotations
@@ -22,12 +24,17 @@ import importlib.util
 import inspect
 import sys
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conformance.check_reducer.domains import Domain, domain_of_type, domain_of_value
+from conformance.check_reducer.domains import (
+    Domain,
+    carrier_domain,
+    domain_of_type,
+    domain_of_value,
+)
 from reference.reduce import Reducer
 
 SHAPES_HELP = (
@@ -74,10 +81,13 @@ def import_target(target: str) -> Any:
     except BaseException as exc:  # the user's module may raise anything while importing
         raise TargetError(f"importing {where} failed: {type(exc).__name__}: {exc}") from exc
     obj: Any = module
-    for part in name.split("."):
-        if not hasattr(obj, part):
+    for part in name.split("."):  # attributes, or keys of a mapping (a registry)
+        if isinstance(obj, Mapping) and part in obj:
+            obj = obj[part]
+        elif hasattr(obj, part):
+            obj = getattr(obj, part)
+        else:
             raise TargetError(f"{where} has no attribute {name!r}")
-        obj = getattr(obj, part)
     return obj
 
 
@@ -89,6 +99,8 @@ def _members(obj: Any) -> tuple[Any, Callable[..., Any], Callable[..., Any]] | N
 
 def as_reducer(obj: Any, name: str) -> Reducer[Any, Any]:
     """The reducer ``obj`` denotes, in the reference's shape (see the module docstring)."""
+    if isinstance(getattr(obj, "reducer", None), Reducer):  # a built-in of reference.reduce
+        obj = obj.reducer
     if isinstance(obj, Reducer):
         return Reducer(obj.initial, obj.add, obj.remove, obj.name or name)
     if isinstance(obj, tuple):
@@ -126,6 +138,18 @@ def as_reducer(obj: Any, name: str) -> Reducer[Any, Any]:
 
 def load_reducer(target: str) -> Reducer[Any, Any]:
     return as_reducer(import_target(target), target.rpartition(":")[2])
+
+
+def declared_carriers(target: str) -> tuple[Domain | None, Domain | None]:
+    """Finite carriers the target declares as ``values`` and ``accumulators`` sequences
+    (as the reference's built-ins do, e.g. ``reference.reduce:BUILTINS.sum``)."""
+    obj = import_target(target)
+    found = []
+    for attr in ("values", "accumulators"):
+        carrier = getattr(obj, attr, None)
+        found.append(carrier_domain(carrier, f"{target.rpartition(':')[2]}.{attr}")
+                     if isinstance(carrier, (tuple, list)) and carrier else None)
+    return found[0], found[1]
 
 
 @dataclass(frozen=True)

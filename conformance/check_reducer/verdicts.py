@@ -10,6 +10,7 @@ searched.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,14 +19,20 @@ from typing import Any
 
 from conformance.check_reducer.exhaustive import reachable
 from conformance.check_reducer.laws import (
-    LAW_BY_KEY,
     LAWS,
     Equality,
     Law,
+    bag,
     collection_and_delta,
 )
 from conformance.check_reducer.search import EngineResult, Finding, Problem, evaluate
-from reference.reduce import Reducer
+from reference.reduce import (
+    InverseLawFailure,
+    Reducer,
+    ill_formedness_witness,
+    incorrect_update,
+    theorem_2_witness,
+)
 from reference.verdict import Verdict, fails, holds
 
 
@@ -34,7 +41,7 @@ class LawVerdict:
     law: Law
     status: str  # "holds" | "fails" | "error" | "not checked"
     decided: bool
-    verdict: Verdict
+    verdict: Verdict | None  # None when nothing was searched ("not checked")
     found_by: list[str]
     finding: Finding | None
     engines: list[EngineResult]
@@ -51,7 +58,7 @@ def combine(law: Law, results: Sequence[EngineResult]) -> LawVerdict:
     cases = sum(r.cases for r in results)
     raised = [r for r in results if r.status == "raised" and r.finding]
     failed = [r for r in results if r.status == "fails" and r.finding]
-    ran = [r for r in results if r.status == "holds"]
+    ran = [r for r in results if r.status == "holds" and (r.cases > 0 or r.engine == "crosshair")]
     if raised:
         best = min((r.finding for r in raised if r.finding), key=_size)
         return LawVerdict(law, "error", False,
@@ -64,8 +71,7 @@ def combine(law: Law, results: Sequence[EngineResult]) -> LawVerdict:
                                 sides=dict(best.sides or {})),
                           [r.engine for r in failed], best, list(results))
     if not ran:
-        return LawVerdict(law, "not checked", False, holds(law.spec_id, "nothing searched", 0),
-                          [], None, list(results))
+        return LawVerdict(law, "not checked", False, None, [], None, list(results))
     decided = any(r.decided for r in ran)
     return LawVerdict(law, "holds", decided, holds(law.spec_id, searched, cases, decided),
                       [], None, list(results))
@@ -75,36 +81,51 @@ def combine(law: Law, results: Sequence[EngineResult]) -> LawVerdict:
 
 
 def _to_exact(x: Any) -> Any:
-    if isinstance(x, float):
+    if isinstance(x, float) and math.isfinite(x):
         return Fraction(x)
     if isinstance(x, tuple):
         return tuple(_to_exact(y) for y in x)
     return x
 
 
+def _tiny_gap(sides: list[Any]) -> float | None:
+    """The gap between float sides when it is within rounding (relative 1e-9), else None."""
+    if len(sides) < 2 or not all(isinstance(s, float) and math.isfinite(s) for s in sides):
+        return None
+    gap = max(sides) - min(sides)
+    return gap if math.isclose(max(sides), min(sides), rel_tol=1e-9, abs_tol=1e-12) else None
+
+
+ROUNDING = ("float rounding: IEEE-754 addition and multiplication round every result, so they "
+            "are not associative ((a + x) + y may differ from (a + y) + x).")
+
+
 def float_explanation(problem: Problem, law: Law, finding: Finding) -> list[str]:
-    """Why a law fails on floats: re-run the same instance in exact rational arithmetic."""
+    """Why a law fails on floats: the same instance re-run in exact rational arithmetic
+    holds (then the failure is rounding, and only rounding), or the sides differ by a
+    rounding-sized gap when the exact re-run is impossible."""
     if not (problem.values.floats or problem.accumulators.floats) or finding.sides is None:
         return []
-    exact_R = Reducer(_to_exact(problem.R.initial), problem.R.add, problem.R.remove, problem.R.name)
-    exact_problem = Problem(exact_R, problem.values, problem.accumulators, Equality(),
-                            problem.bounds, problem.call_timeout)
-    exact_args = {k: _to_exact(v) for k, v in finding.args.items()}
-    status, _ = evaluate(exact_problem, law, exact_args)
     sides = list(finding.sides.values())
     if any(isinstance(x, float) and math.isnan(x) for x in sides):
         return ["NaN != NaN: a side is NaN, so the equality fails whatever the reducer does. "
                 "The default float domain excludes NaN (use 'float' rather than 'float[nan,...]')."]
-    lines = ["float rounding: IEEE-754 addition and multiplication round every result, so "
-             "they are not associative ((a + x) + y may differ from (a + y) + x)."]
+    exact_R = Reducer(_to_exact(problem.R.initial), problem.R.add, problem.R.remove, problem.R.name)
+    exact_problem = dataclasses.replace(problem, R=exact_R, equality=Equality())
+    status, _ = evaluate(exact_problem, law, {k: _to_exact(v) for k, v in finding.args.items()})
+    gap = _tiny_gap(sides)
+    tolerance = ("A tolerance mode (--rel-tol/--abs-tol) checks closeness instead: a weaker "
+                 "property than the spec's equality.")
     if status == "holds":
-        lines.append("Re-run on the same inputs as exact rationals (fractions.Fraction), the sides "
-                     "are equal: the law holds in exact arithmetic and fails only by rounding.")
-    if all(isinstance(s, float) for s in sides):
-        gap = max(sides) - min(sides)
-        lines.append(f"The sides differ by {gap!r}. A tolerance mode (--rel-tol/--abs-tol) "
-                     "checks closeness instead: a weaker property than the spec's equality.")
-    return lines
+        lines = [ROUNDING, "Re-run on the same inputs as exact rationals (fractions.Fraction), "
+                 "the law holds: it fails here only by rounding."]
+        if gap is not None:
+            lines.append(f"The sides differ by {gap!r}. {tolerance}")
+        return lines
+    if status == "raised" and gap is not None:
+        return [ROUNDING, f"The sides differ by only {gap!r}, which looks like rounding (the "
+                "reducer could not be re-run on exact rationals to confirm it). " + tolerance]
+    return []
 
 
 def reachable_within(problem: Problem, depth: int) -> set[Any] | None:
@@ -138,13 +159,15 @@ def _reachability(problem: Problem, a: Any) -> str:
 
 
 def stronger_law_explanation(problem: Problem, verdict: LawVerdict,
-                             def11: LawVerdict | None) -> list[str]:
-    """For a reducer incrementally correct within the search that breaks a stronger law."""
+                             by_key: Mapping[str, LawVerdict]) -> list[str]:
+    """For a reducer incrementally correct and well-formed within the search (SKIP-DEF-11 and
+    SKIP-DEF-7 hold there) that breaks a stronger law."""
     finding = verdict.finding
-    if verdict.status != "fails" or def11 is None or def11.status != "holds" or finding is None:
+    if verdict.status != "fails" or finding is None or any(
+            by_key[k].status != "holds" for k in ("def7", "def11")):
         return []
-    lines = [f"Incrementally correct within the search (SKIP-DEF-11 holds there), but "
-             f"{verdict.law.spec_id} fails: it asks more than incremental correctness needs."]
+    lines = [f"Incrementally correct within the search (SKIP-DEF-11 and SKIP-DEF-7 hold there), "
+             f"but {verdict.law.spec_id} fails: it asks more than incremental correctness needs."]
     sides = finding.sides or {}
     a = finding.args.get("a")
     if verdict.law.key == "def7-skipdoc" and sides.get("add(remove(accum, v), v)", a) != a:
@@ -164,32 +187,42 @@ def stronger_law_explanation(problem: Problem, verdict: LawVerdict,
 
 @dataclass(frozen=True)
 class Witness:
-    """SKIP-THM-2's witness: a collection C and a valid delta Δ with update ≠ recompute."""
+    """SKIP-THM-2's witness: a collection C and a valid delta Δ with update ≠ recompute,
+    and back (1 ⇒ 2) the reachable accumulator where the inverse law fails."""
 
     args: Mapping[str, Any]  # M0, D, P of the SKIP-DEF-11 instance
     recomputed: Any
     incremental: Any
     source: str  # how it was obtained
+    inverse_failure: InverseLawFailure | None = None
 
 
 def theorem2_witness(problem: Problem, lines: Mapping[str, LawVerdict]) -> Witness | None:
-    """The witness of SKIP-THM-2 (2⇒1): the SKIP-DEF-11 counterexample if a search found one,
-    else the proof's construction from a SKIP-DEF-7 counterexample (M, v):
-    C(k) = M ⊎ {v}, Δ⁻(k) = {v}, Δ⁺(k) = ∅."""
+    """The witness of SKIP-THM-2: the SKIP-DEF-11 counterexample if a search found one,
+    else the reference's construction (``theorem_2_witness``, the proof of 2 ⇒ 1) from a
+    SKIP-DEF-7 counterexample (M, v): C(k) = M ⊎ {v}, Δ⁻(k) = {v}, Δ⁺(k) = ∅. In both
+    cases the reference's ``ill_formedness_witness`` (1 ⇒ 2) gives the way back."""
     def11, def7 = lines.get("def11"), lines.get("def7")
-    if def11 is not None and def11.status == "fails" and def11.finding and def11.finding.sides:
-        sides = list(def11.finding.sides.values())
-        return Witness(def11.finding.args, sides[0], sides[1],
-                       f"SKIP-DEF-11 counterexample found by {', '.join(def11.found_by)}")
-    if def7 is not None and def7.status == "fails" and def7.finding:
-        M, v = def7.finding.args["M"], def7.finding.args["v"]
-        args = {"M0": tuple(M), "D": (v,), "P": ()}
-        status, finding = evaluate(problem, LAW_BY_KEY["def11"], args)
-        if status == "fails" and finding and finding.sides:
-            sides = list(finding.sides.values())
-            return Witness(args, sides[0], sides[1],
-                           "built from the SKIP-DEF-7 counterexample as in the proof of SKIP-THM-2")
-    return None
+    R = problem.R
+    try:
+        if def11 is not None and def11.status == "fails" and def11.finding:
+            C, delta = collection_and_delta(def11.finding.args)
+            failure = incorrect_update(R, C, delta)
+            source = f"SKIP-DEF-11 counterexample found by {', '.join(def11.found_by)}"
+            args = def11.finding.args
+        elif def7 is not None and def7.status == "fails" and def7.finding:
+            M, v = def7.finding.args["M"], def7.finding.args["v"]
+            failure = theorem_2_witness(R, bag(M), v)
+            source = "built by the reference from the SKIP-DEF-7 counterexample (proof of SKIP-THM-2)"
+            args = {"M0": tuple(M), "D": (v,), "P": ()}
+        else:
+            return None
+        if failure is None:
+            return None
+        back = ill_formedness_witness(R, failure)
+    except Exception:  # the reducer raised: its lines already say so
+        return None
+    return Witness(args, failure.recomputed, failure.updated, source, back)
 
 
 def witness_parts(w: Witness) -> dict[str, Any]:
@@ -197,13 +230,48 @@ def witness_parts(w: Witness) -> dict[str, Any]:
     return {"C": C, "delta_plus": dict(delta.plus), "delta_minus": dict(delta.minus)}
 
 
+def complete_by_theorem_2(problem: Problem, lines: dict[str, LawVerdict]) -> None:
+    """A SKIP-DEF-7 counterexample that the SKIP-DEF-11 search missed still refutes SKIP-DEF-11:
+    the reference builds the proof's collection and delta from it (SKIP-THM-2, 2 ⇒ 1), which is
+    re-checked concretely here and becomes SKIP-DEF-11's counterexample."""
+    def7, def11 = lines["def7"], lines["def11"]
+    if def7.status != "fails" or def11.status != "holds":
+        return
+    witness = theorem2_witness(problem, lines)
+    if witness is None:
+        return
+    status, finding = evaluate(problem, def11.law, witness.args)
+    if status != "fails" or finding is None:
+        return
+    found_by = [f"SKIP-THM-2 from {engine}" for engine in def7.found_by]
+    lines["def11"] = LawVerdict(def11.law, "fails", False,
+                                fails(def11.law.spec_id, "SKIP-THM-2 construction", 1,
+                                      instance=dict(finding.args), sides=dict(finding.sides or {})),
+                                found_by, finding, def11.engines,
+                                ["Not found by the SKIP-DEF-11 search itself: built from the SKIP-DEF-7 "
+                                 "counterexample as in the proof of SKIP-THM-2 (2 ⇒ 1), and checked."])
+
+
 def all_verdicts(problem: Problem, results: Sequence[EngineResult]) -> dict[str, LawVerdict]:
     lines = {law.key: combine(law, [r for r in results if r.law == law.key]) for law in LAWS}
+    complete_by_theorem_2(problem, lines)
     for line in lines.values():
         if line.status == "fails" and line.finding is not None:
             line.explanation += float_explanation(problem, line.law, line.finding)
     for key in ("def7-global", "def7-skipdoc"):
-        lines[key].explanation += stronger_law_explanation(problem, lines[key], lines.get("def11"))
+        lines[key].explanation += stronger_law_explanation(problem, lines[key], lines)
+    premises = [lines[k] for k in ("def2-add", "def2-remove", "def7")]
+    total = not any(r.declined for line in lines.values() for r in line.engines)
+    if total and lines["def11"].status == "holds" and not lines["def11"].decided and all(p.status == "holds" and p.decided
+                                                          for p in premises):
+        closure = reachable(problem, problem.values.sample())
+        accs = problem.accumulators.elements()
+        if closure is not None and accs is not None and all(a in accs for a in closure):
+            lines["def11"].explanation.append(
+                "Beyond the search: ⊕ and ⊖ were decided pairwise commutative on A, which holds "
+                "every reachable accumulator, and SKIP-DEF-7 was decided, so by SKIP-THM-2 "
+                "(1 ⇒ 2) SKIP-DEF-11 holds for every collection and delta over these domains "
+                "(a consequence of the theorem, not of the search).")
     if lines["def2-add"].status == "fails":
         lines["def2-add"].explanation.append(
             "⊕ is not pairwise commutative, so this is not a reducer (SKIP-DEF-6) and the fold of a "

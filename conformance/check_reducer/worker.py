@@ -9,10 +9,12 @@ it had to kill was. The user's prints go to stderr, never into the result.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import resource
 import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +23,12 @@ from conformance.check_reducer import exhaustive, property_search, symbolic
 from conformance.check_reducer.domains import SYNTAX_HELP, Domain, DomainError, parse_domain
 from conformance.check_reducer.laws import LAWS, Equality, Law
 from conformance.check_reducer.search import Bounds, EngineResult, Finding, Problem
-from conformance.check_reducer.shapes import TargetError, infer_domains, load_reducer
+from conformance.check_reducer.shapes import (
+    TargetError,
+    declared_carriers,
+    infer_domains,
+    load_reducer,
+)
 from conformance.check_reducer.verdicts import (
     LawVerdict,
     Witness,
@@ -54,6 +61,7 @@ class Job:
     crosshair_total: float = 40.0
     crosshair_iterations: int | None = None
     memory_mb: int = 2048
+    timeout: float = 300.0  # the parent kills the search after this (wall-clock seconds)
     progress_file: str = ""
     result_file: str = ""
 
@@ -86,6 +94,14 @@ def settle_domains(job: Job, R: Any) -> tuple[Domain, Domain, str]:
         how.append("values given (--values)")
     if accs is not None:
         how.append("accumulators given (--acc)")
+    if values is None or accs is None:
+        declared_values, declared_accs = declared_carriers(job.target)
+        if values is None and declared_values is not None:
+            values = declared_values
+            how.append("values: the carrier the target declares")
+        if accs is None and declared_accs is not None:
+            accs = declared_accs
+            how.append("accumulators: the carrier the target declares")
     if values is None or accs is None:
         inferred = infer_domains(R)
         if values is None and inferred.values is not None:
@@ -134,6 +150,7 @@ def _line(v: LawVerdict) -> dict[str, Any]:
     return {"id": v.law.spec_id, "key": v.law.key, "title": v.law.title,
             "statement": v.law.statement, "status": v.status, "decided": v.decided,
             "found_by": v.found_by, "counterexample": _finding(v.law, v.finding),
+            "verdict": v.verdict.describe() if v.verdict is not None and v.verdict.holds else None,
             "declined": sum(r.declined for r in v.engines),
             "explanation": v.explanation, "engines": [_engine(r) for r in v.engines]}
 
@@ -146,7 +163,15 @@ def _witness(w: Witness | None) -> dict[str, Any] | None:
             "delta_plus": {repr(k): show(tuple(m.elements()), "bag") for k, m in parts["delta_plus"].items()},
             "delta_minus": {repr(k): show(tuple(m.elements()), "bag") for k, m in parts["delta_minus"].items()},
             "key": "'k'", "recomputed": show(w.recomputed), "incremental": show(w.incremental),
-            "source": w.source}
+            "source": w.source, "inverse_law_fails_at": _inverse(w)}
+
+
+def _inverse(w: Witness) -> dict[str, str] | None:
+    back = w.inverse_failure
+    if back is None or back.M is None:
+        return None
+    return {"M": show(tuple(back.M.elements()), "bag"), "a": show(back.a), "v": show(back.v),
+            "result": show(back.result)}
 
 
 def error_report(target: str, kind: str, message: str) -> dict[str, Any]:
@@ -169,8 +194,13 @@ def sanity_check(R: Any, values: Domain) -> None:
 
 
 def exit_status(lines: Mapping[str, LawVerdict]) -> int:
+    """2 if the reducer raised or a line could not be checked at all, 1 if a law fails, else 0."""
     statuses = {v.status for v in lines.values()}
-    return 2 if "error" in statuses else 1 if "fails" in statuses else 0
+    if "error" in statuses:
+        return 2
+    if "fails" in statuses:
+        return 1
+    return 2 if "not checked" in statuses else 0
 
 
 # --- the search ----------------------------------------------------------------------
@@ -182,7 +212,14 @@ def progress(job: Job, where: str) -> None:
             out.write(where)
 
 
+def search_time(timeout: float) -> float:
+    """How long the engines may search: the parent kills the child at ``timeout``, so stop
+    early enough to combine the verdicts and write the report."""
+    return max(0.5, min(timeout * 0.85, timeout - 3.0))
+
+
 def search(job: Job) -> dict[str, Any]:
+    started = time.monotonic()
     try:
         R = load_reducer(job.target)
         values, accs, how = settle_domains(job, R)
@@ -191,15 +228,21 @@ def search(job: Job) -> dict[str, Any]:
         return error_report(job.target, "usage", str(exc))
     equality = Equality(job.rel_tol, job.abs_tol)
     problem = Problem(R, values, accs, equality,
-                      Bounds(job.bag, job.exhaustive_total, job.exhaustive_cap), job.call_timeout)
+                      Bounds(job.bag, job.exhaustive_total, job.exhaustive_cap), job.call_timeout,
+                      deadline=started + search_time(job.timeout))
     results: list[EngineResult] = []
-    for law in LAWS:
-        if "exhaustive" in job.engines:
-            progress(job, f"exhaustive search of {law.spec_id} ({law.key})")
-            results += exhaustive.run(problem, (law,))
-        if "hypothesis" in job.engines:
-            progress(job, f"Hypothesis search of {law.spec_id} ({law.key})")
-            results += property_search.run(problem, job.examples, job.seed, (law,))
+    slots = [(law, engine) for law in LAWS for engine in ("exhaustive", "hypothesis")
+             if engine in job.engines]
+    # CrossHair runs last; keep its share of the time (at most half) out of the other slots
+    reserve = min(job.crosshair_total, search_time(job.timeout) / 2) if "crosshair" in job.engines else 0.0
+    for i, (law, engine) in enumerate(slots):
+        share = (problem.deadline - reserve - time.monotonic()) / (len(slots) - i)
+        slot = dataclasses.replace(problem, deadline=time.monotonic() + max(share, 0.0))
+        progress(job, f"{engine} search of {law.spec_id} ({law.key})")
+        if engine == "exhaustive":
+            results += exhaustive.run(slot, (law,))
+        else:
+            results += property_search.run(slot, job.examples, job.seed, (law,))
     if "crosshair" in job.engines:
         progress(job, "CrossHair search")
         budget = symbolic.SymbolicBudget(job.crosshair_per_condition, job.crosshair_total,

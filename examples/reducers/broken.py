@@ -7,6 +7,7 @@ max_never_declines: max whose remove keeps the accumulator instead of declining:
 capped_count: a count that saturates at 3: ⊖ cannot undo a saturated ⊕.
 min_declines_too_rarely: a partial min whose remove answers (wrongly) instead of
   declining when the minimum itself is removed.
+sum_needle: a sum whose remove ignores one particular value (a needle for random search).
 """
 
 from reference.reduce import Reducer
@@ -58,3 +59,11 @@ def _decline_below(acc: int, v: int) -> int | None:
 
 #: partial, but declines too rarely: removing the minimum itself answers the stale minimum
 min_declines_too_rarely = Reducer(10**9, _min, _decline_below, "min_declines_too_rarely")
+
+
+def _sub_except_needle(acc: int, v: int) -> int:
+    return acc if v == 40_961 else acc - v  # forgets one value: a needle random search misses
+
+
+#: a sum whose remove is wrong on a single value; CrossHair's solver finds it
+sum_needle = Reducer(0, _add, _sub_except_needle, "sum_needle")

@@ -114,3 +114,13 @@ def test_unknown_engine_and_bad_option(capsys: pytest.CaptureFixture[str]) -> No
 def test_an_add_that_returns_none_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     status, report = run([f"{BAD}:forgot_return", *QUICK], capsys)
     assert status == 2 and "add must return the new accumulator" in report["error"]["message"]
+
+
+def test_a_slow_reducer_gets_a_partial_search_within_the_time_limit(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    start = time.monotonic()
+    status, report = run([f"{BAD}:slow_sum", "--no-symbolic", "--timeout", "8"], capsys)
+    assert time.monotonic() - start < 15
+    assert status == 0 and report["error"] is None
+    searched = [e["searched"] for line in report["lines"] for e in line["engines"]]
+    assert any(s.endswith("stopped at the time limit") for s in searched)

@@ -4,13 +4,11 @@ what was searched, and the exit status; and the --json format's shape."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from conformance.check_reducer.cli import main
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.check_reducer.gallery import ROOT, valid
 
 
 def test_text_report_of_a_broken_reducer(capsys: pytest.CaptureFixture[str],
@@ -34,7 +32,7 @@ def test_json_report_shape(capsys: pytest.CaptureFixture[str], monkeypatch: pyte
     monkeypatch.chdir(ROOT)
     assert main(["examples/reducers/xor.py:xor", "--values", "int[0..7]", "--acc", "int[0..7]",
                  "--no-symbolic", "--examples", "30", "--json"]) == 0
-    report = json.loads(capsys.readouterr().out)
+    report = valid(json.loads(capsys.readouterr().out))
     assert report["format"] == "incspec-check-reducer/1" and report["exit_status"] == 0
     assert [(line["id"], line["key"]) for line in report["lines"]] == [
         ("SKIP-DEF-2", "def2-add"), ("SKIP-DEF-2", "def2-remove"), ("SKIP-DEF-7", "def7"),
@@ -44,3 +42,19 @@ def test_json_report_shape(capsys: pytest.CaptureFixture[str], monkeypatch: pyte
     assert [e["engine"] for e in engines] == ["exhaustive", "hypothesis"]
     assert engines[0]["decided"] and engines[0]["cases"] == 512
     assert report["theorem2_witness"] is None
+    # finite domains closed under ⊕ and ⊖: the reference's decision procedure decides Def. 11
+    (def11,) = [line for line in report["lines"] if line["key"] == "def11"]
+    assert def11["decided"]
+    assert "decide_incremental_correctness" in def11["engines"][0]["searched"]
+
+
+@pytest.mark.parametrize("argv", [
+    ["examples/reducers/broken.py:sum_remove_adds"],  # fails, with a Theorem 2 witness
+    ["examples/reducers/min_max.py:Min", "--values", "float", "--acc", "float[inf]"],  # partial
+    ["examples/reducers/nope.py:r"],  # a usage error
+])
+def test_every_json_report_follows_the_schema(argv: list[str], capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    main(argv + ["--no-symbolic", "--examples", "30", "--json"])
+    valid(json.loads(capsys.readouterr().out))

@@ -17,13 +17,14 @@ from conformance.check_reducer.laws import LAW_BY_KEY, LAWS, Equality
 from conformance.check_reducer.search import Bounds, Problem
 from conformance.check_reducer.symbolic import module_source, parse_call, unsupported
 from reference.reduce import Reducer
+from tests.check_reducer.gallery import SYMBOLIC as NEEDLES
 
 ROOT = Path(__file__).resolve().parents[2]
-SYMBOLIC = ["--engines", "crosshair", "--crosshair-per-condition", "2", "--crosshair-total", "60"]
+CROSSHAIR_ONLY = ["--engines", "crosshair", "--crosshair-per-condition", "2", "--crosshair-total", "60"]
 
 
 def crosshair_lines(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
-    status = main(argv + SYMBOLIC + ["--json"])
+    status = main(argv + CROSSHAIR_ONLY + ["--json"])
     report = json.loads(capsys.readouterr().out)
     assert report["error"] is None
     return status, {line["key"]: line for line in report["lines"]}
@@ -54,6 +55,23 @@ def test_crosshair_finds_no_counterexample_for_the_integer_sum(
         (engine,) = line["engines"]
         assert engine["engine"] == "crosshair" and engine["status"] == "holds"
         assert "no counterexample found" in engine["searched"] and not line["decided"]
+
+
+@pytest.mark.symbolic
+@pytest.mark.parametrize("example", NEEDLES, ids=[e["target"] for e in NEEDLES])
+def test_crosshair_finds_what_the_other_engines_miss(
+        example: dict[str, Any], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    status = main([f"examples/reducers/{example['target']}", *example["args"], "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert {line["key"]: line["status"] for line in report["lines"]} == example["lines"]
+    assert status == example["exit"]
+    lines = {line["key"]: line for line in report["lines"]}
+    assert lines["def7"]["found_by"] == ["crosshair"]  # exhaustive and Hypothesis ran, and missed
+    assert {e["engine"] for e in lines["def7"]["engines"]} == {"exhaustive", "hypothesis", "crosshair"}
+    assert any(by.startswith("SKIP-THM-2 from") or by == "crosshair"
+               for by in lines["def11"]["found_by"])
 
 
 def test_parse_call_reads_crosshair_counterexamples() -> None:

@@ -1,0 +1,1 @@
+"""Benchmarks: incremental against full recomputation on Spark, side by side."""

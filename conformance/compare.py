@@ -1,0 +1,156 @@
+"""Judge an implementation's observations against a case's expectations.
+
+Only the semantic fields of an observation are compared (per area); work
+counters are judged separately against the case's cost bounds (the cost
+column), and fixpoint ranks, when reported, must be well founded for the
+current graph (the invariant contraction relies on, FIX-DEF-5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from conformance import wire
+from conformance.cases_model import Case, FrozenObject, canonical_json, freeze, thaw
+
+SEMANTIC_FIELDS = {
+    "reduce": ("view", "changes"),
+    "fixpoint": ("current", "added", "removed"),
+    "zset": ("output",),
+    "stream": ("output",),
+}
+
+
+#: Fields compared only when the expectation states them and the implementation reports them
+#: (exact fixpoint ranks: an implementation that exposes ranks must get the paper's numbers).
+OPTIONAL_FIELDS = {"fixpoint": ("ranks",)}
+
+
+def _norm_field(area: str, name: str, value: Any) -> Any:
+    if area == "reduce" or name == "ranks":
+        return wire.unpairs(value)
+    if area == "fixpoint":
+        return wire.elements(value)
+    if area == "zset":
+        return wire.weighted(value)
+    return freeze(value)  # stream output: a sequence, order matters
+
+
+def semantic(area: str, observation: Mapping[str, Any],
+             optional: Sequence[str] = ()) -> dict[str, Any]:
+    """The comparable content of one observation (an error class, or the area's fields)."""
+    if "error" in observation:
+        return {"error": observation["error"]}
+    fields = (*SEMANTIC_FIELDS[area], *optional)
+    return {f: _norm_field(area, f, observation[f]) for f in fields if f in observation}
+
+
+def _matches(area: str, expected: Sequence[Mapping[str, Any]],
+             observed: Sequence[Mapping[str, Any]]) -> str | None:
+    """``None`` when ``observed`` meets ``expected``; otherwise the first difference, in words.
+
+    An expected sequence shorter than the steps ends in an error after which the
+    implementation may stop (observations after it are ignored).
+    """
+    for i, exp in enumerate(expected):
+        if i >= len(observed):
+            return f"step {i}: no observation (expected {thaw(exp)})"
+        optional = [f for f in OPTIONAL_FIELDS.get(area, ()) if f in exp and f in observed[i]]
+        want, got = semantic(area, exp, optional), semantic(area, observed[i], optional)
+        if want != got:
+            return f"step {i}: expected {_show(exp)}, got {_show(observed[i])}"
+    return None
+
+
+def _show(observation: Mapping[str, Any]) -> str:
+    body = {k: v for k, v in thaw(observation).items() if k not in ("work", "ranks")}
+    return canonical_json(body)
+
+
+def judge_semantics(case: Case, observed: Sequence[Mapping[str, Any]]) -> str | None:
+    """``None`` if the observations meet the main expectations or one alternative."""
+    if len(observed) > len(case.steps):
+        return f"{len(observed)} observations for {len(case.steps)} steps"
+    violation = invariant_violation(case, observed)
+    if violation:
+        return violation
+    first_difference = None
+    for expected in case.expectation_sequences():
+        if len(expected) < len(case.steps) and not (expected and "error" in expected[-1]):
+            continue  # a malformed alternative never matches (the schema lint reports it)
+        difference = _matches(case.area, expected, observed)
+        if difference is None:
+            return None
+        first_difference = first_difference or difference
+    return first_difference
+
+
+# --- invariants --------------------------------------------------------------
+
+
+def _fixpoint_ranks(case: Case, observed: Sequence[Mapping[str, Any]]) -> str | None:
+    roots: set[Any] = set()
+    edges: set[tuple[Any, Any]] = set()
+    for i, (step, obs) in enumerate(zip(case.steps, observed, strict=False)):
+        if "error" in obs:
+            continue
+        args = step.args
+        if step.op == "make":
+            roots, edges = set(args.get("roots", ())), {tuple(e) for e in args.get("edges", ())}
+        else:
+            roots -= set(args.get("remove_roots", ()))
+            edges -= {tuple(e) for e in args.get("remove_edges", ())}
+            roots |= set(args.get("add_roots", ()))
+            edges |= {tuple(e) for e in args.get("add_edges", ())}
+        if "ranks" not in obs:
+            continue
+        ranks = wire.unpairs(obs["ranks"])
+        current = wire.elements(obs.get("current", ()))
+        for x in current:
+            if x not in ranks:
+                return f"step {i}: live element {thaw(x)!r} has no rank"
+            if x in roots:
+                continue
+            if not any(u in current and u in ranks and ranks[u] < ranks[x] for u, v in edges if v == x):
+                return (f"step {i}: rank of {thaw(x)!r} ({ranks[x]}) is not well founded: "
+                        "no live predecessor of strictly lower rank")
+    return None
+
+
+INVARIANTS: dict[str, Callable[[Case, Sequence[Mapping[str, Any]]], str | None]] = {
+    "fixpoint": _fixpoint_ranks,
+}
+
+
+def invariant_violation(case: Case, observed: Sequence[Mapping[str, Any]]) -> str | None:
+    check = INVARIANTS.get(case.area)
+    return check(case, observed) if check else None
+
+
+# --- cost ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CostVerdict:
+    status: str  # "ok" | "fail" | "n/a" (no counters reported) | "" (the case has no cost checks)
+    message: str = ""
+
+
+def judge_cost(case: Case, observed: Sequence[Mapping[str, Any]]) -> CostVerdict:
+    if not case.has_cost_checks():
+        return CostVerdict("")
+    reported = False
+    for i, (step, obs) in enumerate(zip(case.steps, observed, strict=False)):
+        work = obs.get("work") if isinstance(obs, Mapping) else None
+        if not step.cost or not isinstance(work, Mapping):
+            continue
+        for counter, bound in step.cost.items():
+            if counter not in work:
+                continue
+            reported = True
+            limit = bound["at_most"] if isinstance(bound, FrozenObject | dict) else bound
+            if work[counter] > limit:
+                return CostVerdict("fail", f"step {i}: {counter} = {work[counter]} > {limit}")
+    return CostVerdict("ok" if reported else "n/a")

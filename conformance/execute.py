@@ -1,0 +1,148 @@
+"""Run selected cases on an implementation and judge every result.
+
+A *backend* is how the suite reaches an implementation: in process (an
+:class:`~conformance.protocols.Implementation`) or a subprocess speaking the
+JSON-lines protocol (:mod:`conformance.adapters.subprocess_impl`). Cases the
+implementation does not support (area or feature missing from its handshake)
+are *not supported*, never passed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from conformance import drivers
+from conformance.cases_model import Case
+from conformance.compare import judge_cost, judge_semantics
+from conformance.protocols import CaseResult, Handshake, Implementation
+
+#: Outcome statuses. ``unsupported``: area or feature not declared; ``skipped``: the
+#: implementation declined the case; ``xfail``/``xpass``: listed in the expectations file.
+STATUSES = ("pass", "fail", "errored", "skipped", "unsupported", "xfail", "xpass")
+
+
+class Backend(Protocol):
+    def handshake(self) -> Handshake: ...
+
+    def run(self, cases: Sequence[Case]) -> Iterator[CaseResult]:
+        """Results in the order of ``cases`` (one per case)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class InProcess:
+    """An in-process implementation: its batch ``run_cases`` if it has one, else case by case."""
+
+    def __init__(self, impl: Implementation) -> None:
+        self.impl = impl
+
+    def handshake(self) -> Handshake:
+        return self.impl.handshake()
+
+    def run(self, cases: Sequence[Case]) -> Iterator[CaseResult]:
+        batch: Callable[[Sequence[Case]], Sequence[CaseResult]] | None = getattr(
+            self.impl, "run_cases", None)
+        if batch is not None:
+            by_id = {r.case_id: r for r in batch(cases)}
+            for case in cases:
+                yield by_id.get(case.id) or CaseResult(case.id, "errored",
+                                                        message="run_cases returned no result")
+            return
+        for case in cases:
+            yield drivers.run_case(self.impl, case)
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class Outcome:
+    case: Case
+    status: str
+    cost: str = ""  # "ok" | "fail" | "n/a" | ""
+    message: str = ""
+    seconds: float = 0.0
+    observations: Sequence[Any] = ()
+
+
+@dataclass(frozen=True)
+class Expectations:
+    """Known failures of one implementation: case ID -> reason."""
+
+    known_failures: Mapping[str, str] = field(default_factory=dict)
+
+    @staticmethod
+    def read(path: Path) -> Expectations:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        return Expectations({e["id"]: e["reason"] for e in raw.get("known_failures", ())})
+
+
+def unsupported_reason(case: Case, hs: Handshake) -> str:
+    if case.area not in hs.areas:
+        return f"area {case.area!r} not supported"
+    missing = [f for f in case.features if f not in hs.features]
+    return f"features not supported: {', '.join(missing)}" if missing else ""
+
+
+def judge(case: Case, result: CaseResult) -> tuple[str, str, str]:
+    """(status, cost, message) of one result."""
+    if result.status == "skipped":
+        return "skipped", "", result.message
+    if result.status == "errored":
+        return "errored", "", result.message
+    observations = list(result.observations)
+    if not all(isinstance(o, Mapping) for o in observations):
+        return "errored", "", "observations must be JSON objects"
+    refused = next((i for i, o in enumerate(observations) if o.get("error") == "unsupported"), None)
+    if refused is not None:
+        return "skipped", "", f"step {refused}: the implementation reports the operation unsupported"
+    difference = judge_semantics(case, observations)
+    cost = judge_cost(case, observations)
+    if difference:
+        return "fail", cost.status, difference
+    return "pass", cost.status, cost.message
+
+
+def execute(
+    backend: Backend,
+    cases: Sequence[Case],
+    expectations: Expectations | None = None,
+    progress: Callable[[Outcome], None] | None = None,
+) -> tuple[Handshake, list[Outcome]]:
+    """Run ``cases`` on ``backend``; one outcome per case, in order."""
+    hs = backend.handshake()
+    known = (expectations or Expectations()).known_failures
+    runnable = [c for c in cases if not unsupported_reason(c, hs)]
+    started = time.perf_counter()
+    ran = iter(backend.run(runnable))
+    outcomes: list[Outcome] = []
+    for case in cases:
+        reason = unsupported_reason(case, hs)
+        if reason:
+            outcome = Outcome(case, "unsupported", message=reason)
+        else:
+            result = next(ran)
+            now = time.perf_counter()
+            status, cost, message = judge(case, result)
+            if case.id in known:
+                status = {"fail": "xfail", "errored": "xfail", "pass": "xpass"}.get(status, status)
+                message = message or f"listed as a known failure: {known[case.id]}"
+            outcome = Outcome(case, status, cost, message, now - started, tuple(result.observations))
+            started = now
+        outcomes.append(outcome)
+        if progress:
+            progress(outcome)
+    return hs, outcomes
+
+
+def exit_status(outcomes: Sequence[Outcome]) -> int:
+    """1 if any ``must`` case failed or errored, or a known failure passed; else 0."""
+    bad = any(o.status in ("fail", "errored") and o.case.level == "must" for o in outcomes)
+    stale = any(o.status == "xpass" for o in outcomes)
+    return 1 if bad or stale else 0

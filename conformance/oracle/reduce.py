@@ -1,0 +1,173 @@
+"""Oracle for the ``reduce`` area: expected observations from :mod:`reference.reduce`.
+
+Operations: ``declare`` (a named reducer of :mod:`conformance.reducers`), ``load``
+(the initial collection) and ``apply`` (a delta Δ = (Δ⁺, Δ⁻)). Observations:
+``view`` (SKIP-DEF-5 restricted to keys with a non-empty multiset, SKIP-DEC-VIEW)
+and ``changes`` (keys whose view entry changed: the new accumulator, or null
+when the key left the view).
+
+Two semantics are computed:
+
+- :func:`denotational`: after every operation the view is ``reduce_R(C)``
+  recomputed from scratch (SKIP-DEF-5); this is what every case expects of a
+  well-formed or declining reducer (SKIP-THM-2, 1=>2).
+- :func:`operational`: Skip's incremental update ``update_R`` (SKIP-DEF-10),
+  removals first, a declining ``remove`` recomputing the key. For an
+  ill-formed reducer it differs from the recompute (SKIP-THM-2, 2=>1), and a
+  case accepts it as an alternative (an engine that trusts its reducer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from conformance import reducers, wire
+from conformance.cases_model import thaw
+from reference.algebra.multiset import Multiset
+from reference.reduce import (
+    Collection,
+    Declined,
+    Delta,
+    InvalidDelta,
+    Reducer,
+    apply_delta,
+    fold,
+    reduce,
+    update,
+    values_at,
+)
+
+Observation = dict[str, Any]
+View = dict[Any, Any]
+
+
+def collection_of(raw: Any) -> dict[Any, Multiset]:
+    """A wire collection ``[[key, [values...]], ...]`` as C : K -> M(V) (non-empty keys only)."""
+    return {k: Multiset.from_iterable(vs) for k, vs in wire.keyed_values(raw).items() if vs}
+
+
+def delta_of(args: Mapping[str, Any]) -> Delta:
+    """A wire delta (``plus``, ``minus``) as SKIP-DEF-8's pair (Δ⁺, Δ⁻)."""
+    return Delta(plus=collection_of(args.get("plus", ())), minus=collection_of(args.get("minus", ())))
+
+
+def changes_between(old: View, new: View) -> dict[Any, Any]:
+    """Keys whose view entry changed: new accumulator, or ``None`` when the key left."""
+    changed: dict[Any, Any] = {k: v for k, v in new.items() if k not in old or old[k] != v}
+    changed.update({k: None for k in old if k not in new})
+    return changed
+
+
+def observation(old: View, new: View) -> Observation:
+    return {"view": wire.pairs(new), "changes": wire.pairs(changes_between(old, new))}
+
+
+def _error(error_class: str) -> Observation:
+    return {"error": error_class}
+
+
+# One semantics = how a view is maintained across a valid delta.
+Maintain = Callable[[Reducer[Any, Any], Collection, View, Delta, Collection], View]
+
+
+def _recompute(R: Reducer[Any, Any], C: Collection, view: View, delta: Delta, C2: Collection) -> View:
+    return reduce(R, C2)
+
+
+def update_with_decline(R: Reducer[Any, Any], a_k: Any, delta: Delta, k: Any, C2: Collection) -> Any:
+    """SKIP-DEF-10 for key k; a declining ``remove`` recomputes k from ι over C'(k) (SKIP-DEC-PARTIAL)."""
+    try:
+        return update(R, a_k, delta, k)
+    except Declined:
+        return fold(R.add, R.initial, values_at(C2, k))
+
+
+def _incremental(R: Reducer[Any, Any], C: Collection, view: View, delta: Delta, C2: Collection) -> View:
+    new = dict(view)
+    for k in delta.keys():
+        if k in C2:
+            new[k] = update_with_decline(R, view.get(k, R.initial), delta, k, C2)
+        else:
+            new.pop(k, None)  # the key's multiset is empty: it leaves the view
+    return new
+
+
+def _trace(steps: Sequence[Mapping[str, Any]], maintain: Maintain) -> list[Observation]:
+    R: Reducer[Any, Any] | None = None
+    C: dict[Any, Multiset] = {}
+    view: View = {}
+    out: list[Observation] = []
+    for step in steps:
+        op = step["op"]
+        if op == "declare":
+            try:
+                R = reducers.build(step["reducer"], thaw(step.get("params", {})))
+            except (KeyError, ValueError, TypeError):
+                out.append(_error("malformed-input"))
+                continue
+            out.append({})
+        elif R is None:
+            out.append(_error("malformed-input"))
+        elif op == "load":
+            C = collection_of(step["collection"])
+            new = reduce(R, C)
+            out.append(observation(view, new))
+            view = new
+        elif op == "apply":
+            delta = delta_of(step)
+            try:
+                C2 = apply_delta(C, delta)
+            except InvalidDelta:
+                out.append(_error("invalid-delta"))
+                continue
+            new = maintain(R, C, view, delta, C2)
+            out.append(observation(view, new))
+            C, view = C2, new
+        else:
+            out.append(_error("malformed-input"))
+    return out
+
+
+def denotational(steps: Sequence[Mapping[str, Any]]) -> list[Observation]:
+    """Expected observations: the view recomputed by SKIP-DEF-5 after each operation."""
+    return _trace(steps, _recompute)
+
+
+def operational(steps: Sequence[Mapping[str, Any]]) -> list[Observation]:
+    """Observations of Skip's incremental update (SKIP-DEF-10, removals first)."""
+    return _trace(steps, _incremental)
+
+
+def expectations(steps: Sequence[Mapping[str, Any]]) -> tuple[list[Observation], list[list[Observation]]]:
+    """The expected observations of a trace and its acceptable alternatives.
+
+    For a reducer whose incremental maintenance equals the recompute (well-formed,
+    possibly declining) there is one answer, :func:`denotational`. For an ill-formed
+    reducer an engine may also follow Definition 10 (:func:`operational`) or refuse
+    the reducer when it is declared (``ill-formed-reducer``).
+    """
+    expected = denotational(steps)
+    declared = steps[0].get("reducer") if steps and steps[0].get("op") == "declare" else None
+    spec = reducers.REDUCERS.get(declared) if isinstance(declared, str) else None
+    if spec is None or spec.well_formed:
+        return expected, []
+    alternatives = [operational(steps)] if operational(steps) != expected else []
+    return expected, [*alternatives, [_error("ill-formed-reducer")]]
+
+
+def delta_size(step: Mapping[str, Any]) -> int:
+    """|Δ⁻| + |Δ⁺|, counting multiplicity: the reducer calls SKIP-THM-3 allows for a total reducer."""
+    d = delta_of(step)
+    return sum(len(m) for m in d.plus.values()) + sum(len(m) for m in d.minus.values())
+
+
+def cost_bounds(step: Mapping[str, Any]) -> dict[str, Any]:
+    """Work bounds of one step of a total, well-formed reducer (cost conformance)."""
+    if step["op"] == "load":
+        size = sum(len(vs) for vs in wire.keyed_values(step["collection"]).values())
+        return {"reducer_calls": {"at_most": size}}
+    if step["op"] == "apply":
+        keys = len(delta_of(step).keys())
+        return {"reducer_calls": {"at_most": delta_size(step)}, "keys_touched": {"at_most": keys}}
+    return {}

@@ -1,0 +1,1 @@
+"""Engines speaking :mod:`conformance.protocols`: JSON values in and out, Spark inside."""

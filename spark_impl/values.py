@@ -1,0 +1,47 @@
+"""JSON values on Spark: one canonical string per value.
+
+The protocols carry JSON values (arrays as tuples). Where Spark only needs to
+compare or group values (keys, elements of a set, values of a multiset) they
+travel as their canonical JSON text: equal values have equal text, so Spark's
+string equality and hashing are the value's. Numeric reducers get their own
+typed columns (see :mod:`spark_impl.reducers`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+
+class FrozenDict(dict[str, Any]):
+    """A JSON object that can be a key or a set element (hashable, by content)."""
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(encode(self))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def encode(value: Any) -> str:
+    """The canonical JSON text of ``value`` (tuples as arrays, sorted object keys)."""
+    return json.dumps(_plain(value), sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    if isinstance(value, dict):
+        return FrozenDict({k: _freeze(v) for k, v in value.items()})
+    return value
+
+
+def decode(text: str) -> Any:
+    """The value of a canonical JSON text, with arrays as tuples (hashable)."""
+    return _freeze(json.loads(text))

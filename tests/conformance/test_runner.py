@@ -1,0 +1,89 @@
+"""``incspec conform``: filters, reports (JSON, Markdown, JUnit XML), exit status, expectations files."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from conformance import runner
+from conformance.cli import main as incspec
+from conformance.execute import Expectations, InProcess, execute, exit_status
+from conformance.loader import Filter, load_cases, select
+from conformance.mutants.reduce_mutants import MUTANTS as REDUCE_MUTANTS
+
+CASES = load_cases()
+
+
+def test_conform_reference_json_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert incspec(["conform", "--impl", "reference", "--report", "json", "--no-progress"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["implementation"]["name"] == "reference"
+    assert report["summary"]["total"]["cases"] == len(CASES) == report["summary"]["total"]["pass"]
+    assert {r["status"] for r in report["results"]} == {"pass"}
+
+
+def test_markdown_and_junit_reports_to_files(tmp_path: Path) -> None:
+    md, xml = tmp_path / "r.md", tmp_path / "r.xml"
+    status = runner.main(["--impl", "reference", "--area", "reduce", "--no-progress",
+                          "--report", f"markdown:{md}", "--report", f"junit:{xml}"])
+    assert status == 0
+    assert md.read_text().startswith("# Conformance of reference")
+    suites = ET.parse(xml).getroot()
+    reduce_suite = suites.find("testsuite[@name='reduce']")
+    assert reduce_suite is not None and reduce_suite.get("failures") == "0"
+    assert int(reduce_suite.get("tests", "0")) == len([c for c in CASES if c.area == "reduce"])
+
+
+def test_a_failing_must_case_makes_the_exit_status_non_zero(tmp_path: Path) -> None:
+    impl = REDUCE_MUTANTS[0].make()
+    _, outcomes = execute(InProcess(impl), [c for c in CASES if c.area == "reduce"])
+    assert exit_status(outcomes) == 1
+    failing = [o.case.id for o in outcomes if o.status == "fail"]
+    # listed as known failures with a reason: xfail, and the run is green
+    expectations = Expectations({i: "collapses duplicates" for i in failing})
+    _, again = execute(InProcess(impl), [c for c in CASES if c.area == "reduce"], expectations)
+    assert {o.status for o in again} <= {"pass", "xfail", "unsupported"} and exit_status(again) == 0
+    # a known failure that passes is reported, and fails the run (a stale expectations file)
+    passing = next(o.case.id for o in outcomes if o.status == "pass")
+    _, stale = execute(InProcess(impl), [c for c in CASES if c.id == passing],
+                       Expectations({passing: "was broken once"}))
+    assert [o.status for o in stale] == ["xpass"] and exit_status(stale) == 1
+
+
+def test_expectations_file_format(tmp_path: Path) -> None:
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps({"implementation": "mine",
+                                "known_failures": [{"id": "reduce.x.00000000", "reason": "why"}]}))
+    assert Expectations.read(path).known_failures == {"reduce.x.00000000": "why"}
+
+
+def test_filters() -> None:
+    must_reduce = select(CASES, Filter(areas=["reduce"], levels=["must"]))
+    assert must_reduce and all(c.area == "reduce" and c.level == "must" for c in must_reduce)
+    declining = select(CASES, Filter(features=["declining-remove"]))
+    assert declining and all("declining-remove" in c.features for c in declining)
+    one = CASES[0]
+    assert select(CASES, Filter(ids=[one.id])) == [one]
+    assert one in select(CASES, Filter(ids=[f"{one.area}.*"]))
+
+
+def test_mutants_command_prints_a_full_kill_score(capsys: pytest.CaptureFixture[str]) -> None:
+    status = incspec(["conform", "--mutants"])
+    out = capsys.readouterr().out
+    assert "SURVIVED" not in out and status == 0
+    assert out.strip().splitlines()[-1].startswith("kill score: ")
+
+
+def test_unknown_implementation_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert incspec(["conform", "--impl", "no_such_module:impl", "--no-progress"]) == 2
+    assert "cannot load implementation" in capsys.readouterr().err
+
+
+def test_spark_is_resolved_by_name_only_at_run_time() -> None:
+    """``--impl spark`` names a module the suite never imports itself."""
+    assert runner.SHORT_NAMES["spark"] == "spark_impl.conformance_adapter:implementation"
+    source = "\n".join(p.read_text() for p in Path(runner.__file__).parent.rglob("*.py"))
+    assert "import spark_impl" not in source and "from spark_impl" not in source

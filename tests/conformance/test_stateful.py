@@ -1,0 +1,55 @@
+"""Stateful differential testing: the reference agrees with the oracle; a mutant is caught,
+shrunk, and written out as a regression case that then fails it and passes the reference."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+
+from conformance import stateful
+from conformance.execute import InProcess, execute
+from conformance.implementations import resolve
+from conformance.loader import load_cases
+from conformance.mutants.fixpoint_mutants import MUTANTS as FIXPOINT_MUTANTS
+from conformance.mutants.reduce_mutants import MUTANTS as REDUCE_MUTANTS
+from conformance.mutants.stream_mutants import MUTANTS as STREAM_MUTANTS
+from conformance.mutants.zset_mutants import MUTANTS as ZSET_MUTANTS
+
+
+@pytest.mark.parametrize("area", ["reduce", "fixpoint", "zset", "stream"])
+def test_the_reference_agrees_with_the_oracle_on_random_traces(area: str, tmp_path: Path) -> None:
+    """Examples per run: the active Hypothesis profile's (dev 50, ci 200, thorough 2000), 12 steps each."""
+    found = stateful.explore(resolve("reference"), area, tmp_path,
+                             settings(settings.default, stateful_step_count=stateful.DEFAULT_STEPS,
+                                      phases=stateful.PHASES))
+    assert found is None, str(found)
+
+
+@pytest.mark.parametrize("mutant", [REDUCE_MUTANTS[1], REDUCE_MUTANTS[3], FIXPOINT_MUTANTS[1],
+                                     ZSET_MUTANTS[0], STREAM_MUTANTS[0]], ids=lambda m: m.name)
+def test_a_divergence_becomes_a_regression_case(mutant: object, tmp_path: Path) -> None:
+    from conformance.mutants import Mutant
+
+    assert isinstance(mutant, Mutant)
+    found = stateful.explore(mutant.make(), mutant.area, tmp_path)
+    assert found is not None, f"{mutant.name} was not caught"
+    assert found.path.is_file() and found.path.parent.name == mutant.area
+    cases = load_cases(tmp_path)  # valid against the schema, ID stamped
+    assert [c.source for c in cases] == ["regression"]
+    _, against_mutant = execute(InProcess(mutant.make()), cases)
+    _, against_reference = execute(InProcess(resolve("reference")), cases)
+    assert [o.status for o in against_mutant] == ["fail"]
+    assert [o.status for o in against_reference] == ["pass"]
+    assert len(cases[0].steps) <= 6  # shrunk: a handful of operations, not a dozen
+
+
+def test_explore_command_writes_a_replayable_regression(tmp_path: Path) -> None:
+    from conformance.runner import main
+
+    assert main(["--impl", "mutant/reduce-decline-ignored", "--explore", str(tmp_path),
+                 "--area", "reduce", "--examples", "100"]) == 1
+    assert main(["--impl", "mutant/reduce-decline-ignored", "--cases", str(tmp_path), "--no-progress"]) == 1
+    assert main(["--impl", "reference", "--cases", str(tmp_path), "--no-progress"]) == 0
+    assert main(["--impl", "reference", "--explore", str(tmp_path / "none"), "--examples", "5"]) == 0

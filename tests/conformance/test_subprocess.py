@@ -1,0 +1,107 @@
+"""The subprocess protocol: an implementation in JavaScript, and fake implementations that
+crash, hang or break the protocol (the runner records them and goes on)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance.adapters.subprocess_impl import SubprocessImplementation
+from conformance.execute import execute
+from conformance.loader import load_cases
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CASES = load_cases()
+NODE = shutil.which("node")
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed: the JavaScript fixture cannot run")
+def test_a_javascript_implementation_runs_through_the_protocol() -> None:
+    backend = SubprocessImplementation([str(NODE), str(FIXTURES / "node_engine.js")], timeout=20)
+    try:
+        hs, outcomes = execute(backend, CASES)
+    finally:
+        backend.close()
+    assert (hs.name, hs.language) == ("node-fixture", "javascript")
+    by_status: dict[str, int] = {}
+    for o in outcomes:
+        by_status[o.status] = by_status.get(o.status, 0) + 1
+    assert [o.case.id for o in outcomes if o.status in ("fail", "errored")] == []
+    ran = [o for o in outcomes if o.status == "pass"]
+    assert {o.case.area for o in ran} == {"reduce", "fixpoint"}
+    # what it does not declare is reported as not supported, never as passed
+    unsupported = [o for o in outcomes if o.status == "unsupported"]
+    assert unsupported and all(
+        o.case.area not in hs.areas or "ill-formed-reducers" in o.case.features for o in unsupported)
+    # it reports no work counters: the cost column says so
+    assert all(o.cost in ("n/a", "") for o in outcomes)
+
+
+def fake(behaviour: str, timeout: float = 2.0) -> SubprocessImplementation:
+    return SubprocessImplementation([sys.executable, str(FIXTURES / "fake_impl.py"), behaviour],
+                                    timeout=timeout)
+
+
+REDUCE = [c for c in CASES if c.area == "reduce"][:4]
+
+
+@pytest.mark.parametrize(("behaviour", "message"), [
+    ("crash-on-second", "crashed (exit code 3); stderr: ...fake: giving up on purpose"),
+    ("hang-on-second", "timed out"),
+    ("garbage-on-second", "not JSON"),
+    ("bad-schema-on-second", "protocol message"),
+    ("wrong-seq-on-second", "seq"),
+])
+def test_a_broken_implementation_is_reported_and_the_run_goes_on(behaviour: str, message: str) -> None:
+    backend = fake(behaviour, timeout=1.0)
+    try:
+        _, outcomes = execute(backend, REDUCE)
+    finally:
+        backend.close()
+    statuses = [o.status for o in outcomes]
+    assert statuses[1] == "errored" and message in outcomes[1].message
+    # the process was restarted: the cases after the broken one ran and passed
+    assert statuses[0] == statuses[2] == statuses[3] == "pass"
+
+
+def test_an_operation_refused_as_unsupported_skips_the_case() -> None:
+    backend = fake("unsupported-on-second")
+    try:
+        _, outcomes = execute(backend, REDUCE[:3])
+    finally:
+        backend.close()
+    assert [o.status for o in outcomes] == ["pass", "skipped", "pass"]
+    assert "unsupported" in outcomes[1].message
+
+
+def test_skipped_and_errored_replies_are_reported() -> None:
+    backend = fake("skip-and-error")
+    try:
+        _, outcomes = execute(backend, REDUCE[:2])
+    finally:
+        backend.close()
+    assert [o.status for o in outcomes] == ["skipped", "errored"]
+    assert outcomes[0].message == "not today" and outcomes[1].message == "boom"
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed: the JavaScript fixture cannot run")
+def test_conform_command_with_impl_cmd(capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.runner import main
+
+    status = main(["--impl-cmd", f"{NODE} {FIXTURES / 'node_engine.js'}", "--report", "json", "--no-progress"])
+    report = json.loads(capsys.readouterr().out)
+    assert status == 0
+    assert report["implementation"]["language"] == "javascript"
+    assert report["summary"]["total"]["fail"] == report["summary"]["total"]["errored"] == 0
+    assert report["summary"]["stream"]["unsupported"] == report["summary"]["stream"]["cases"]
+
+
+def test_an_implementation_that_does_not_start_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.runner import main
+
+    status = main(["--impl-cmd", f"{sys.executable} -c 'import sys; sys.exit(1)'", "--no-progress"])
+    assert status == 2 and "did not start" in capsys.readouterr().err

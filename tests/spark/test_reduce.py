@@ -1,0 +1,158 @@
+"""The Spark reduce engine against the reference (SKIP-DEF-5, SKIP-DEF-8..10)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance.protocols import EngineError
+from reference.reduce import InvalidDelta as ReferenceInvalidDelta
+from tests.spark.oracle import ReduceModel
+
+pytestmark = pytest.mark.spark
+
+NAMES = ["sum", "count", "min", "max"]
+
+
+def engine_for(spark: Any, name: str, params: dict[str, Any] | None = None) -> Any:
+    from spark_impl.protocol.reduce import SparkReduceEngine
+
+    engine = SparkReduceEngine(spark)
+    engine.declare(name, params or {})
+    return engine
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_trace_matches_recompute(spark: Any, name: str) -> None:
+    """Load, then deltas that add, remove, empty a key, and re-add it."""
+    engine, model = engine_for(spark, name), ReduceModel(name)
+    steps: list[tuple[dict[Any, list[int]], dict[Any, list[int]]]] = [
+        ({"a": [1], "c": [4]}, {"b": [1], "a": [3]}),
+        ({}, {"a": [5, 7]}),          # removes the minimum and the maximum of "a"
+        ({"b": [2, 2]}, {"c": [4]}),  # "c" empties and leaves the view
+        ({("t", 1): [-3]}, {"b": [2]}),
+    ]
+    obs = engine.load({"a": [3, 5, 7], "b": [1], ("t", 1): [2, 2]})
+    assert (dict(obs.view), dict(obs.changes)) == model.load({"a": [3, 5, 7], "b": [1], ("t", 1): [2, 2]})
+    for plus, minus in steps:
+        obs = engine.apply(plus, minus)
+        assert (dict(obs.view), dict(obs.changes)) == model.apply(plus, minus), (plus, minus)
+
+
+@pytest.mark.parametrize("name", ["sum", "saturating_sum"])
+def test_invalid_delta_refused_and_state_unchanged(spark: Any, name: str) -> None:
+    params = {"cap": 100} if name == "saturating_sum" else {}
+    engine = engine_for(spark, name, params)
+    before = engine.load({"a": [3, 5], "b": [1]})
+    with pytest.raises(EngineError) as refused:
+        engine.apply({"a": [1]}, {"a": [5, 5]})  # 5 occurs once in C(a)
+    assert refused.value.error_class == "invalid-delta"
+    assert "'a'" in str(refused.value) and "5" in str(refused.value)
+    # The refused delta left nothing behind: the next valid delta sees the old state.
+    after = engine.apply({}, {"b": [1]})
+    assert dict(after.view) == {"a": 8}
+    assert dict(after.changes) == {"b": None}
+    assert dict(before.view) == {"a": 8, "b": 1}
+
+
+def test_removing_from_an_absent_key_is_refused(spark: Any) -> None:
+    engine = engine_for(spark, "count")
+    engine.load({"a": ["x"]})
+    with pytest.raises(EngineError) as refused:
+        engine.apply({}, {"z": ["x"]})
+    assert refused.value.error_class == "invalid-delta"
+
+
+def test_unknown_reducer_is_malformed_input(spark: Any) -> None:
+    from spark_impl.protocol.reduce import SparkReduceEngine
+
+    with pytest.raises(EngineError) as refused:
+        SparkReduceEngine(spark).declare("no-such-reducer", {})
+    assert refused.value.error_class == "malformed-input"
+
+
+def test_ill_formed_reducer_runs_skip_update(spark: Any) -> None:
+    """saturating_sum runs as declared (SKIP-DEF-10): removals first, then additions."""
+    engine = engine_for(spark, "saturating_sum", {"cap": 10})
+    assert dict(engine.load({"a": [3, 5, 7]}).view) == {"a": 10}
+    # update: (10 - 3) then min(10, 7 + 1) = 8, while a recompute would give min(10, 13) = 10
+    assert dict(engine.apply({"a": [1]}, {"a": [3]}).view) == {"a": 8}
+
+
+keys = st.sampled_from(["a", "b", ("t", 1)])
+values = st.integers(-4, 4)
+
+
+@st.composite
+def traces(draw: Any) -> tuple[dict[Any, list[int]], list[tuple[dict[Any, list[int]], dict[Any, list[int]]]]]:
+    initial = draw(st.dictionaries(keys, st.lists(values, max_size=4)))
+    current = {k: list(vs) for k, vs in initial.items()}
+    steps = []
+    for _ in range(draw(st.integers(1, 3))):
+        plus = draw(st.dictionaries(keys, st.lists(values, max_size=2), max_size=2))
+        minus: dict[Any, list[int]] = {}
+        for k, vs in current.items():
+            chosen = draw(st.lists(st.sampled_from(vs), max_size=2, unique=True)) if vs else []
+            if chosen:
+                minus[k] = chosen
+        if draw(st.booleans()):  # sometimes an invalid removal
+            minus.setdefault("b", []).append(9)
+        steps.append((plus, minus))
+        if not ("b" in minus and 9 in minus["b"] and 9 not in current.get("b", [])):
+            for k, vs in minus.items():
+                for v in vs:
+                    current[k].remove(v)
+            for k, vs in plus.items():
+                current.setdefault(k, []).extend(vs)
+    return initial, steps
+
+
+@settings(max_examples=4)  # lowered: each example is ~10 Spark jobs (~2 s)
+@given(st.sampled_from(NAMES), traces())
+def test_random_traces_match_recompute(spark: Any, name: str, trace: Any) -> None:
+    initial, steps = trace
+    engine, model = engine_for(spark, name), ReduceModel(name)
+    obs = engine.load(initial)
+    assert (dict(obs.view), dict(obs.changes)) == model.load(initial)
+    for plus, minus in steps:
+        try:
+            expected = model.apply(plus, minus)
+        except ReferenceInvalidDelta:
+            with pytest.raises(EngineError) as refused:
+                engine.apply(plus, minus)
+            assert refused.value.error_class == "invalid-delta"
+            continue
+        obs = engine.apply(plus, minus)
+        assert (dict(obs.view), dict(obs.changes)) == expected
+
+
+def test_python_reducer_declining_remove_recomputes_the_key(spark: Any) -> None:
+    """A custom min whose remove declines on the minimum: those keys are refolded
+    from their stored values (SKIP-DEC-PARTIAL), the others updated in place."""
+    from spark_impl.reduce_engine import IncrementalReduce
+    from spark_impl.reducers import PythonReducer
+    from spark_impl.values import decode, encode
+
+    custom_min = PythonReducer(
+        "custom-min", None,
+        lambda a, v: v if a is None or v < a else a,
+        lambda a, v: None if a is None or v <= a else a,
+    )
+    engine = IncrementalReduce(spark, custom_min, "string", "string")
+
+    def frame(rows: list[tuple[str, int, int]]) -> Any:
+        return spark.createDataFrame([(encode(k), encode(v), w) for k, v, w in rows],
+                                     "k string, v string, w bigint")
+
+    engine.load(frame([("a", 3, 1), ("a", 5, 2), ("b", 1, 1), ("c", 8, 1)]))
+    changes = engine.apply(frame([("a", 3, -1), ("b", 2, 1), ("c", 9, 1)]))
+    got = {decode(c.key): decode(c.accumulator[0]) if c.present else None for c in changes}
+    assert got == {"a": 5}  # a declined (3 was its min) and was refolded; b, c kept their min
+    view = {decode(k): decode(entry[0]) for k, entry in engine.view_rows().items()}
+    assert view == {"a": 5, "b": 1, "c": 8}
+    # the same from Spark: the initial load's mapInPandas fold over the stored values
+    engine._merge_overlay()
+    assert {decode(r["k"]): decode(r["acc"]) for r in engine.view().collect()} == view
