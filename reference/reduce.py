@@ -15,6 +15,7 @@ from reference.skip.builtins import BUILTINS, ILL_FORMED, WELL_FORMED, Builtin, 
 from reference.skip.commutativity import (
     CommutativityWitness,
     EnumerationWitness,
+    check_distributive,
     check_enumeration_independence,
     check_fold_union,
     check_pairwise_commutative,
@@ -64,7 +65,7 @@ from reference.skip.wellformed import (
 
 __all__ = [
     "BUILTINS", "ILL_FORMED", "WELL_FORMED", "Builtin", "Expected", "builtin",
-    "CommutativityWitness", "EnumerationWitness", "check_enumeration_independence",
+    "CommutativityWitness", "EnumerationWitness", "check_distributive", "check_enumeration_independence",
     "check_fold_union", "check_pairwise_commutative", "commutativity_witness",
     "enumeration_witness",
     "Collection", "Declined", "Delta", "InvalidDelta", "Reducer", "apply_delta", "check_valid",

@@ -14,6 +14,7 @@ first counterexample found is a minimal one.
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -159,7 +160,7 @@ def decide_def11(law: Law, problem: Problem) -> EngineResult | None:
         return None
     clock = Stopwatch()
     try:
-        with time_limit(DECIDE_SECONDS):
+        with time_limit(max(0.1, min(DECIDE_SECONDS, problem.deadline - time.monotonic()))):
             verdict = decide_incremental_correctness(problem.R, A, V)
     except Exception:  # not closed, not commutative, too slow, or the reducer raised
         return None

@@ -25,12 +25,15 @@ from conformance.check_reducer.search import (
     evaluate,
 )
 
+# BaseException, not Exception: Hypothesis treats an Exception from the condition as a
+# failure to shrink, but lets a BaseException stop the search at once.
 
-class _Abort(Exception):
+
+class _Abort(BaseException):
     """Stop the search at once (a call timed out: shrinking would re-run the hang)."""
 
 
-class _OutOfTime(Exception):
+class _OutOfTime(BaseException):
     """The search's time limit passed: stop generating."""
 
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+#: what one engine did, in the "what was searched" list
+ENGINE_WORDS = {"holds": "none found", "fails": "FOUND", "raised": "RAISED", "skipped": "skipped"}
+
 STATUS_WORDS = {"holds": "holds within search", "fails": "FAILS", "error": "ERROR",
                 "not checked": "not checked"}
 
@@ -37,6 +40,8 @@ def render(report: dict[str, Any]) -> str:
     rows = [("ID", "property", "verdict", "found by")]
     for line in report["lines"]:
         verdict = _status(line)
+        if report["tolerance_mode"] and line["status"] == "holds":
+            verdict += " UP TO TOLERANCE"
         if line["declined"]:
             verdict += f" ({line['declined']} declined)"
         rows.append((line["id"], _property(line), verdict, ", ".join(line["found_by"])))
@@ -90,9 +95,9 @@ def render(report: dict[str, Any]) -> str:
             counts = (f"{e['cases']} instances, " if e["engine"] != "crosshair" else "") + (
                 f"{e['declined']} declined, " if e["declined"] else "")
             tag = "decided: " if e["decided"] else ""
-            out.append(f"    {e['engine']:<10} {e['status']:<7} {tag}{e['searched']} "
+            out.append(f"    {e['engine']:<10} {ENGINE_WORDS[e['status']]:<11} {tag}{e['searched']} "
                        f"({counts}{e['seconds']} s)")
-            out += [f"               {n}" for n in e["notes"]]
+            out += [f"                           {n}" for n in e["notes"]]
     out += ["", f"exit status {report['exit_status']}: "
             + {0: "every checked property holds within the search",
                1: "a counterexample was found",

@@ -16,11 +16,12 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 import conformance
-from conformance.check_reducer.worker import Job, error_report
+from conformance.check_reducer.worker import Job, error_report, search_time
 
 
 def _python_path() -> str:
@@ -42,7 +43,8 @@ def run_job(job: Job, timeout: float) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="incspec-check-") as tmp:
         folder = Path(tmp)
         job = dataclasses.replace(job, progress_file=str(folder / "progress"),
-                                  result_file=str(folder / "result.json"))
+                                  result_file=str(folder / "result.json"),
+                                  search_until=time.time() + search_time(timeout))
         (folder / "job.json").write_text(json.dumps(dataclasses.asdict(job)), encoding="utf-8")
         child = subprocess.Popen(
             [sys.executable, "-m", "conformance.check_reducer.worker", str(folder / "job.json")],

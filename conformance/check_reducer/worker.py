@@ -62,6 +62,7 @@ class Job:
     crosshair_iterations: int | None = None
     memory_mb: int = 2048
     timeout: float = 300.0  # the parent kills the search after this (wall-clock seconds)
+    search_until: float = 0.0  # time.time() when the engines must stop (set by the parent)
     progress_file: str = ""
     result_file: str = ""
 
@@ -215,11 +216,12 @@ def progress(job: Job, where: str) -> None:
 def search_time(timeout: float) -> float:
     """How long the engines may search: the parent kills the child at ``timeout``, so stop
     early enough to combine the verdicts and write the report."""
-    return max(0.5, min(timeout * 0.85, timeout - 3.0))
+    return max(0.5, min(timeout * 0.8, timeout - 3.0))
 
 
 def search(job: Job) -> dict[str, Any]:
-    started = time.monotonic()
+    remaining = job.search_until - time.time() if job.search_until else search_time(job.timeout)
+    deadline = time.monotonic() + max(remaining, 0.5)
     try:
         R = load_reducer(job.target)
         values, accs, how = settle_domains(job, R)
@@ -229,7 +231,7 @@ def search(job: Job) -> dict[str, Any]:
     equality = Equality(job.rel_tol, job.abs_tol)
     problem = Problem(R, values, accs, equality,
                       Bounds(job.bag, job.exhaustive_total, job.exhaustive_cap), job.call_timeout,
-                      deadline=started + search_time(job.timeout))
+                      deadline=deadline)
     results: list[EngineResult] = []
     slots = [(law, engine) for law in LAWS for engine in ("exhaustive", "hypothesis")
              if engine in job.engines]

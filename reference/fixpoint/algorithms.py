@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import count
 from types import MappingProxyType
@@ -263,6 +263,11 @@ def cascade(state: State, config_new: Config, worklist: Iterable[Elem],
     return frozenset(dying), Work(elements, edges), tuple(trace)
 
 
+def without(state: State, dying: frozenset[Elem]) -> State:
+    """``state.current -= dying`` (the end of phase 1), with the ranks of the survivors."""
+    return freeze(state.current - dying, {x: r for x, r in state.rank.items() if x not in dying})
+
+
 def rederive_frontier(state_after: State, config_new: Config,
                       dying: Iterable[Elem]) -> tuple[dict[Elem, int], Work]:
     """FIX-ALG-CONTRACT phase 2 frontier, with FIX-DEC-REDERIVE-RANK: each
@@ -289,13 +294,80 @@ def contract(state: State, config_new: Config, worklist: Iterable[Elem],
              record: bool = False) -> Contraction:
     """FIX-ALG-CONTRACT (corrected): cascade with the (possibly stale) ranks,
     then re-derive from the removed elements that a survivor still derives,
-    assigning ranks by FIX-DEC-REDERIVE-RANK. Correct for any ranks
-    (FIX-THM-CASCADE-REDERIVE); the ranks only decide how much is removed
-    and re-derived."""
+    assigning ranks by FIX-DEC-REDERIVE-RANK. Correct when the rank invariant
+    FIX-DEC-RANK-INVARIANT holds before: the worklist only examines elements
+    that lost a deriver, so with arbitrary ranks an unreachable cycle can keep
+    itself (FIX-DEC-GAP; :mod:`reference.fixpoint.symbolic`). It is Def. 7's
+    set-level cascade-then-re-derive that is correct for any ranks
+    (FIX-THM-CASCADE-REDERIVE); under the invariant the ranks only decide how
+    much is removed and re-derived."""
     dying, cascade_work, cascade_trace = cascade(state, config_new, worklist, record)
-    survivors = state.current - dying
-    after = freeze(survivors, {x: r for x, r in state.rank.items() if x not in dying})
+    after = without(state, dying)
     frontier, rederive_work = rederive_frontier(after, config_new, dying)
     expansion = expand(after, config_new, frontier, record)
     return Contraction(expansion.state, dying, expansion.added, cascade_work, rederive_work,
                        expansion.work, cascade_trace + expansion.trace)
+
+
+# --- one applyDelta: contraction for the removals, then expansion for the additions ---
+
+
+def expansion_phase(state: State, config_new: Config, added_to_base: tuple[Elem, ...],
+                    added_to_step: tuple[tuple[Elem, Elem], ...]) -> tuple[Expansion, Work]:
+    """The expansion of an update: new base elements ranked 0 (FIX-DEC-RANK-INVARIANT),
+    the frontier of FIX-DEC-EXPAND-SEED, then FIX-ALG-EXPAND; with the seeding work."""
+    state = rerank_new_base(state, added_to_base)
+    frontier, seed_work = expansion_frontier(state, added_to_base, added_to_step)
+    return expand(state, config_new, frontier), seed_work
+
+
+Contract = Callable[[State, Config, Iterable[Elem]], Contraction]
+ExpansionPhase = Callable[[State, Config, tuple[Elem, ...], tuple[tuple[Elem, Elem], ...]],
+                          tuple[Expansion, Work]]
+
+
+@dataclass(frozen=True)
+class Applied:
+    """The result of :func:`apply_delta`: the new state, the elements the update
+    touched (removed by the cascade, re-derived, or added by expansion), and its work."""
+
+    state: State
+    touched: frozenset[Elem]
+    work: UpdateWork
+
+
+def apply_delta(
+    state: State,
+    config_mid: Config,
+    config_new: Config,
+    removed_from_base: Iterable[Elem] = (),
+    removed_from_step: Iterable[tuple[Elem, Elem]] = (),
+    added_to_base: Iterable[Elem] = (),
+    added_to_step: Iterable[tuple[Elem, Elem]] = (),
+    contraction: Contract = contract,
+    expansion: ExpansionPhase = expansion_phase,
+) -> Applied:
+    """§3.1.4 ``applyDelta`` on the state: FIX-ALG-CONTRACT for the removals under
+    ``config_mid`` (the old configuration with them applied), then FIX-ALG-EXPAND
+    for the additions under ``config_new`` (FIX-DEC-BATCH's order). The caller
+    gives the net change (nothing both removed and added). ``contraction`` and
+    ``expansion`` are the corrected algorithms; :mod:`reference.fixpoint.printed`
+    passes the printed ones (FIX-DEC-PRINTED-VARIANT)."""
+    removed_from_base, removed_from_step = tuple(removed_from_base), tuple(removed_from_step)
+    added_to_base, added_to_step = tuple(added_to_base), tuple(added_to_step)
+    touched: set[Elem] = set()
+    work = UpdateWork()
+    if removed_from_base or removed_from_step:
+        worklist, seed_work = lost_support(state, removed_from_base, removed_from_step)
+        c = contraction(state, config_mid, worklist)
+        state = c.state
+        touched |= c.dying
+        touched.update(c.rederived)
+        work += UpdateWork(expansion=c.expansion_work, cascade=seed_work + c.cascade_work,
+                           rederivation=c.rederive_work)
+    if added_to_base or added_to_step:
+        e, seed_work = expansion(state, config_new, added_to_base, added_to_step)
+        state = e.state
+        touched.update(e.added)
+        work += UpdateWork(expansion=seed_work + e.work)
+    return Applied(state, frozenset(touched), work)

@@ -1,7 +1,7 @@
 """§5 "Level 2: DSL with Automatic Derivation" (future work in the paper, built
 here; FIX-DEF-5.2, FIX-DEC-DSL). The user writes F as an expression; the system
 derives the incremental operations from its structure, as automatic
-differentiation derives a gradient from an expression tree (FIX-TAB-5.1):
+differentiation derives a gradient from an expression tree (FIX-REM-5.1):
 
 * ``base``     = the S-free part of F: F(∅);
 * ``stepFwd``  = the "derivative" of F at one element x: every S-dependent

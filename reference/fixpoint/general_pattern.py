@@ -24,7 +24,7 @@ class Operator:
     """FIX-DEF-3 (Decomposed operator): F(S) = B ∪ step(S), with
     step(S) = ⋃_{x∈S} stepFwd(x) (§3.1.2), hence monotone (FIX-DEF-1).
 
-    ``step_fwd`` must be stable (FIX-OBL-1): it returns the same set for
+    ``step_fwd`` must be stable (FIX-DEF-3.1.4.1): it returns the same set for
     the same element for as long as the operator is in use.
     """
 

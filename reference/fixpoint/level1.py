@@ -21,7 +21,7 @@ from types import MappingProxyType
 from reference.fixpoint import algorithms
 from reference.fixpoint.algorithms import Config, State, UpdateWork, Work
 from reference.fixpoint.general_pattern import Edge, Elem, StepFwd, lookup
-from reference.fixpoint.managed import Update
+from reference.fixpoint.managed import Update, output_delta
 
 
 @dataclass(frozen=True)
@@ -68,10 +68,8 @@ class SimpleFixpoint:
         if not delta.is_expansion:
             raise ValueError("the simple API supports expansion only (FIX-REM-1)")
         config = Config(self.config.base | frozenset(delta.added_to_base), step_fwd_new)
-        state = algorithms.rerank_new_base(self.state, delta.added_to_base)
-        frontier, seed_work = algorithms.expansion_frontier(state, delta.added_to_base,
-                                                            delta.added_to_step)
-        e = algorithms.expand(state, config, frontier)
+        e, seed_work = algorithms.expansion_phase(self.state, config, delta.added_to_base,
+                                                  delta.added_to_step)
         return (SimpleFixpoint(config, e.state),
                 Update(frozenset(e.added), frozenset(), UpdateWork(expansion=seed_work + e.work)))
 
@@ -135,10 +133,9 @@ class FullFixpoint:
         additions (as FIX-DEC-BATCH); ``step_fwd_new`` must already reflect the delta.
         Maintaining the derived stepInv index scans each changed live pair once:
         counted as edges of the cascade phase (before) and of the expansion phase (after)."""
-        old, state, work = self.state, self.state, UpdateWork()
-        derived = self.derived
+        work, derived = UpdateWork(), self.derived
         if derived is not None:  # the index follows the delta, on live derivers
-            live = state.current
+            live = self.state.current
             derived, n = _index_update(
                 derived, [(x, y) for x, y in delta.added_to_step if x in live],
                 [(x, y) for x, y in delta.removed_from_step if x in live])
@@ -146,32 +143,20 @@ class FullFixpoint:
         inv: StepFwd = lookup(derived) if derived is not None else _given(step_inv_new, self.config)
         removed_base = frozenset(delta.removed_from_base) - frozenset(delta.added_to_base)
         base_mid = self.config.base - removed_base
-        touched: set[Elem] = set()
-        if removed_base or delta.removed_from_step:
-            mid = Config(base_mid, step_fwd_new, inv)
-            worklist, seed_work = algorithms.lost_support(state, removed_base, delta.removed_from_step)
-            c = algorithms.contract(state, mid, worklist)
-            state = c.state
-            touched |= c.dying
-            touched.update(c.rederived)
-            work += UpdateWork(expansion=c.expansion_work, cascade=seed_work + c.cascade_work,
-                               rederivation=c.rederive_work)
         config = Config(base_mid | frozenset(delta.added_to_base), step_fwd_new,
                         None if derived is not None else inv)
-        state = algorithms.rerank_new_base(state, delta.added_to_base)
-        frontier, seed_work = algorithms.expansion_frontier(state, delta.added_to_base, delta.added_to_step)
-        e = algorithms.expand(state, config, frontier)
-        state = e.state
-        touched.update(e.added)
-        work += UpdateWork(expansion=seed_work + e.work)
-        added = frozenset(x for x in touched if x in state.current and x not in old.current)
-        removed = frozenset(x for x in touched if x in old.current and x not in state.current)
+        applied = algorithms.apply_delta(
+            self.state, Config(base_mid, step_fwd_new, inv), config,
+            removed_base, delta.removed_from_step, delta.added_to_base, delta.added_to_step)
+        update = output_delta(self.state.current, applied)
+        work += update.work
         if derived is not None:  # live derivers that died or were born
-            gone = [(x, y) for x in removed for y in step_fwd_new(x)]
-            born = [(x, y) for x in added for y in step_fwd_new(x)]
+            gone = [(x, y) for x in update.removed for y in step_fwd_new(x)]
+            born = [(x, y) for x in update.added for y in step_fwd_new(x)]
             derived, n = _index_update(derived, born, gone)
             work += UpdateWork(expansion=Work(0, n))
-        return FullFixpoint(config, state, derived), Update(added, removed, work)
+        return (FullFixpoint(config, applied.state, derived),
+                Update(update.added, update.removed, work, update.churn))
 
 
 def _given(step_inv_new: StepFwd | None, config: Config) -> StepFwd:

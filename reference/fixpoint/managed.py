@@ -1,7 +1,7 @@
 """§3.1.4 "Managed API (No User Obligations)": the system owns the step
 relation as explicit data (roots and edges), computes stepFwd and stepInv
 itself and derives exact deltas from the mutation methods, so neither user
-obligation (FIX-OBL-1, FIX-OBL-2) can be violated.
+obligation (FIX-DEF-3.1.4.1, FIX-DEF-3.1.4.2) can be violated.
 
 A :class:`ManagedFixpoint` is an immutable value. Every update method returns
 ``(new_fixpoint, update)`` where :class:`Update` is the output delta a
@@ -38,7 +38,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from reference.fixpoint import algorithms, printed
-from reference.fixpoint.algorithms import Config, State, UpdateWork, Work
+from reference.fixpoint.algorithms import Applied, Config, State, UpdateWork
 from reference.fixpoint.general_pattern import Edge, Elem, lookup
 
 Variant = Literal["corrected", "printed"]
@@ -65,6 +65,17 @@ class Update:
     removed: frozenset[Elem]
     work: UpdateWork = UpdateWork()
     churn: frozenset[Elem] = frozenset()
+
+
+def output_delta(old: frozenset[Elem], applied: Applied) -> Update:
+    """§7's output delta of an update from the live set ``old``: added =
+    lfp(F') \\ lfp(F), removed = lfp(F) \\ lfp(F') (both found among the touched
+    elements), and the churn (touched, live before and after)."""
+    new = applied.state.current
+    return Update(frozenset(x for x in applied.touched if x in new and x not in old),
+                  frozenset(x for x in applied.touched if x in old and x not in new),
+                  applied.work,
+                  frozenset(x for x in applied.touched if x in old and x in new))
 
 
 def _adjust(table: Mapping[Elem, frozenset[Elem]], add: Iterable[Edge],
@@ -159,40 +170,20 @@ class ManagedFixpoint:
         new_roots = tuple(r for r in add_roots if r not in self.roots)
         new_edges = tuple((u, v) for u, v in add_edges if v not in self.fwd.get(u, ()))
 
-        state, work, old = self.state, UpdateWork(), self.state.current
-        touched: set[Elem] = set()
         mid_roots = self.roots.difference(gone_roots)
         mid_fwd = _adjust(self.fwd, (), gone_edges)
         mid_inv = _adjust(self.inv, (), ((v, u) for u, v in gone_edges))
-        if gone_roots or gone_edges:
-            mid = Config(mid_roots, lookup(mid_fwd), lookup(mid_inv))
-            worklist, seed_work = algorithms.lost_support(state, gone_roots, gone_edges)
-            contract = printed.contract if self.variant == "printed" else algorithms.contract
-            c = contract(state, mid, worklist)
-            state = c.state
-            touched |= c.dying
-            touched.update(c.rederived)
-            work += UpdateWork(expansion=c.expansion_work, cascade=seed_work + c.cascade_work,
-                               rederivation=c.rederive_work)
         new_fwd = _adjust(mid_fwd, new_edges, ())
         new_inv = _adjust(mid_inv, ((v, u) for u, v in new_edges), ())
         final_roots = mid_roots.union(new_roots)
-        if new_roots or new_edges:
-            new = Config(final_roots, lookup(new_fwd), lookup(new_inv))
-            if self.variant == "printed":
-                e = printed.expand(state, new)
-                seed_work = Work()
-            else:
-                state = algorithms.rerank_new_base(state, new_roots)
-                frontier, seed_work = algorithms.expansion_frontier(state, new_roots, new_edges)
-                e = algorithms.expand(state, new, frontier)
-            state = e.state
-            touched.update(e.added)
-            work += UpdateWork(expansion=seed_work + e.work)
-        added = frozenset(x for x in touched if x in state.current and x not in old)
-        removed = frozenset(x for x in touched if x in old and x not in state.current)
-        churn = frozenset(x for x in touched if x in old and x in state.current)
+        printed_code = self.variant == "printed"
+        applied = algorithms.apply_delta(
+            self.state, Config(mid_roots, lookup(mid_fwd), lookup(mid_inv)),
+            Config(final_roots, lookup(new_fwd), lookup(new_inv)),
+            gone_roots, gone_edges, new_roots, new_edges,
+            contraction=printed.contract if printed_code else algorithms.contract,
+            expansion=printed.expansion_phase if printed_code else algorithms.expansion_phase)
         edge_count = self.edge_count - len(gone_edges) + len(new_edges)
-        return (ManagedFixpoint(final_roots, new_fwd, new_inv, state, self.variant, edge_count),
-                Update(added, removed, work, churn))
+        return (ManagedFixpoint(final_roots, new_fwd, new_inv, applied.state, self.variant, edge_count),
+                output_delta(self.state.current, applied))
 

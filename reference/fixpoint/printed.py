@@ -24,6 +24,7 @@ from reference.fixpoint.algorithms import (
     Work,
     cascade,
     freeze,
+    without,
 )
 from reference.fixpoint.general_pattern import Elem
 
@@ -65,8 +66,7 @@ def contract(state: State, config_new: Config, worklist: Iterable[Elem],
     and ``expand(state, rederiveFrontier)``, i.e. a BFS whose ranks restart at 0."""
     assert config_new.step_inv is not None
     dying, cascade_work, trace = cascade(state, config_new, worklist, record)
-    after = freeze(state.current - dying,
-                   {x: r for x, r in state.rank.items() if x not in dying})
+    after = without(state, dying)
     frontier: list[Elem] = []
     elements = edges = 0
     for y in dying:
@@ -78,3 +78,10 @@ def contract(state: State, config_new: Config, worklist: Iterable[Elem],
                 break
     e = _bfs_from_zero(after, config_new, frontier)
     return Contraction(e.state, dying, e.added, cascade_work, Work(elements, edges), e.work, trace)
+
+
+def expansion_phase(state: State, config_new: Config, added_to_base: tuple[Elem, ...],
+                    added_to_step: tuple[tuple[Elem, Elem], ...]) -> tuple[Expansion, Work]:
+    """The expansion of an update as printed: ``expand(state, config')``, whatever
+    was added (no seeding work: the printed frontier reads only the base)."""
+    return expand(state, config_new), Work()

@@ -1,4 +1,4 @@
-"""§6 "Examples Beyond DCE", written in the Level 2 DSL (FIX-TAB-6, FIX-EX-2).
+"""§6 "Examples Beyond DCE", written in the Level 2 DSL (FIX-EX-6, FIX-EX-2).
 
 Each program is ``lfp(S => union(const(base), step(S)))`` with its step built
 from joins against named relations; the system derives the incremental

@@ -145,3 +145,37 @@ def check_fold_union(
                     return fails("SKIP-LEM-1", f"|M|, |N| <= {max_size}", cases,
                                  a=a, M=M, N=N, whole=whole, parts=parts)
     return holds("SKIP-LEM-1", f"|M|, |N| <= {max_size} over the given values", cases)
+
+
+# --- "invertible distributive aggregate" (after Def. 7) --------------------------
+
+
+def check_distributive(
+    star: Callable[[A, V], A], iota: A, values: Sequence[V], max_size: int
+) -> Verdict:
+    """SKIP-CLAIM-DEF-7-DISTRIBUTIVE: "the fold can be computed over partitions
+    independently": fold_⋆(ι, M ⊎ N) is a function of fold_⋆(ι, M) and
+    fold_⋆(ι, N), i.e. fold_⋆(ι, M) = fold_⋆(ι, M') and fold_⋆(ι, N) = fold_⋆(ι, N')
+    imply fold_⋆(ι, M ⊎ N) = fold_⋆(ι, M' ⊎ N'), for |M|, |N|, |M'|, |N'| ≤ ``max_size``.
+
+    Pairwise commutativity suffices (the merge is a ⊙ b = fold_⋆(a, N) for any N
+    reaching b, well defined because the actions of multisets commute). A
+    failure returns the two partitions and their different merged folds.
+    """
+    small = list(multisets_up_to(values, max_size))
+    by_fold: dict[Any, Multiset] = {}  # each fold -> the first multiset reaching it
+    for M in small:
+        by_fold.setdefault(fold(star, iota, M), M)
+    cases = 0
+    for M in small:
+        a = fold(star, iota, M)
+        for N in small:
+            cases += 1
+            b = fold(star, iota, N)
+            M0, N0 = by_fold[a], by_fold[b]
+            merged, expected = fold(star, iota, M | N), fold(star, iota, M0 | N0)
+            if merged != expected:
+                return fails("SKIP-CLAIM-DEF-7-DISTRIBUTIVE", f"|M|, |N| <= {max_size}", cases,
+                             M=M, N=N, M_other=M0, N_other=N0, merged=merged, merged_other=expected)
+    return holds("SKIP-CLAIM-DEF-7-DISTRIBUTIVE",
+                 f"|M|, |N| <= {max_size} over the given values ({len(by_fold)} folds)", cases)

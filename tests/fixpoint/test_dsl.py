@@ -6,7 +6,7 @@ edits; the §6 programs on hand-checked data."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import event, given
 from hypothesis import strategies as st
 
 from reference.fixpoint import programs as P
@@ -53,14 +53,20 @@ def extend(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
     )
 
 
-#: lfp(S => union(const(B), E)) with E a random expression, S-heavy so that
-#: the fixpoint is rarely trivial (F(S) = base ∪ step(S), §2)
-programs = st.builds(lambda e: Lfp(union(const("B"), e)), st.recursive(leaves, extend, max_leaves=6))
-elements = st.integers(0, N - 1)
+#: lfp(S => union(const(B), E)) with E a random expression whose top is a join or a
+#: map, over a non-empty B, R and Q of a few pairs, and elements drawn uniformly, so
+#: that the recursion derives something beyond the base. Measured over 200 generated
+#: programs: any expression E, an empty B allowed and elements biased to 0 gave a
+#: fixpoint larger than its base in 5-20% of them; this generator in about 40-55%.
+expressions = st.recursive(leaves, extend, max_leaves=6)
+programs = st.builds(lambda e: Lfp(union(const("B"), e)), st.one_of(
+    st.builds(join, st.sampled_from(["R", "Q"]), expressions, st.sampled_from(KEYS), st.sampled_from(PROJS)),
+    st.builds(map_, st.sampled_from(MAPS), expressions)))
+elements = st.sampled_from(range(N))
 pairs = st.tuples(elements, elements)
 databases = st.fixed_dictionaries({
-    "B": st.frozensets(elements, max_size=3), "C": st.frozensets(elements, max_size=2),
-    "R": st.frozensets(pairs, max_size=8), "Q": st.frozensets(pairs, max_size=6)})
+    "B": st.frozensets(elements, min_size=1, max_size=3), "C": st.frozensets(elements, max_size=2),
+    "R": st.frozensets(pairs, min_size=3, max_size=8), "Q": st.frozensets(pairs, min_size=2, max_size=6)})
 
 
 @st.composite
@@ -107,6 +113,7 @@ def test_example_2_dce_in_the_dsl() -> None:
 def test_incremental_maintenance_equals_recomputation(program: Lfp, db: Database, eds: list[Edit]) -> None:
     state, update = DslFixpoint.make(program, db)
     assert state.current == recompute(program, db) == update.added
+    event(f"recursion derives beyond the base: {state.current != evaluate(program.body, db, frozenset())}")
     for edit in eds:
         _, new_index, delta, _ = state.step_delta(edit)
         old_index = state.index
@@ -131,7 +138,7 @@ def run_program(program: Lfp, db: Database, eds: list[Edit]) -> list[frozenset[o
     return out
 
 
-@pytest.mark.spec("FIX-TAB-6", evidence="example")
+@pytest.mark.spec("FIX-EX-6", evidence="example")
 @pytest.mark.spec("FIX-CLAIM-DSL-INCREMENTAL", evidence="example")
 @pytest.mark.spec("FIX-DEF-5.2", evidence="example")
 def test_section_6_programs() -> None:

@@ -3,6 +3,7 @@ stepInv, the user obligations as checkers (§3.1.4) and the automatic properties
 
 from __future__ import annotations
 
+from functools import partial
 from itertools import combinations
 
 import pytest
@@ -13,11 +14,13 @@ from reference.fixpoint.correctness import check_rank_invariant
 from reference.fixpoint.general_pattern import (
     Edge,
     Elem,
+    F,
     Operator,
     graph_operator,
     lfp,
     lookup,
     predecessors,
+    step,
     successors,
 )
 from reference.fixpoint.level1 import FullFixpoint, SimpleFixpoint, StepDelta, derived_inverse
@@ -25,6 +28,7 @@ from reference.fixpoint.managed import Change
 from reference.fixpoint.required_properties import (
     check_additive,
     check_delta_accuracy,
+    check_element_wise,
     check_inverse,
     check_monotone,
     check_step_fwd_stable,
@@ -88,7 +92,7 @@ def test_simple_api_expands_and_refuses_removals() -> None:
         sx.apply_delta(lookup(successors([("R", "A")])), StepDelta(removed_from_step=(("A", "B"),)))
 
 
-@pytest.mark.spec("FIX-OBL-1", evidence="example")
+@pytest.mark.spec("FIX-DEF-3.1.4.1", evidence="example")
 def test_stability_violation_is_detected_and_breaks_the_result() -> None:
     """A stepFwd reading mutable external state that changes during the call."""
     calls = {"n": 0}
@@ -103,7 +107,7 @@ def test_stability_violation_is_detected_and_breaks_the_result() -> None:
     assert check_step_fwd_stable(lookup(successors([("R", "A")])), ["R", "A"])
 
 
-@pytest.mark.spec("FIX-OBL-2", evidence="property")
+@pytest.mark.spec("FIX-DEF-3.1.4.2", evidence="property")
 @given(graphs(), changes())
 def test_wrong_deltas_are_detected(g: Graph, change: object) -> None:
     roots, edges = g
@@ -125,7 +129,7 @@ def test_wrong_deltas_are_detected(g: Graph, change: object) -> None:
     assert verdict.counterexample["removedFromStep_spurious"] == {(NODES + 1, 0)}
 
 
-@pytest.mark.spec("FIX-OBL-2", evidence="example")
+@pytest.mark.spec("FIX-DEF-3.1.4.2", evidence="example")
 def test_inaccurate_delta_gives_a_wrong_fixpoint() -> None:
     """The obligation matters: omit the added pair R -> E and E is never reached."""
     edges = [("R", "A")]
@@ -137,20 +141,41 @@ def test_inaccurate_delta_gives_a_wrong_fixpoint() -> None:
     assert fx2.current == {"R", "A"} and lfp(Operator(frozenset({"R"}), new_fwd)) == {"R", "A", "E"}
 
 
-@pytest.mark.spec("FIX-CLAIM-AUTO-1", evidence="property")
-@pytest.mark.spec("FIX-CLAIM-AUTO-4", evidence="property")
-@pytest.mark.spec("FIX-CLAIM-AUTO-3", evidence="property")
+@pytest.mark.spec("FIX-CLAIM-3.1.4-AUTO-1", evidence="property")
+@pytest.mark.spec("FIX-CLAIM-3.1.4-AUTO-4", evidence="property")
+@pytest.mark.spec("FIX-CLAIM-3.1.4-AUTO-3", evidence="property")
 @given(graphs(), st.frozensets(st.integers(0, NODES - 1)), st.frozensets(st.integers(0, NODES - 1)))
 def test_automatic_properties(g: Graph, A: frozenset[int], B: frozenset[int]) -> None:
     op = graph_operator(*g)
-    assert check_monotone(op, A, B)
-    assert check_additive(op, A, B)
-    for x in op.base | frozenset(y for a in A for y in op.step_fwd(a)):
-        if x not in op.base:  # element-wise: x ∈ step(A) has a single deriver in A
-            assert any(x in op.step_fwd(a) for a in A)
+    assert check_monotone(lambda S: F(op, S), A, B)
+    assert check_additive(lambda S: step(op, S), A, B)
+    assert check_element_wise(lambda S: step(op, S), A)
 
 
-@pytest.mark.spec("FIX-CLAIM-AUTO-2", evidence="property")
+@pytest.mark.spec("FIX-CLAIM-3.1.4-AUTO-1", evidence="example")
+@pytest.mark.spec("FIX-CLAIM-3.1.4-AUTO-3", evidence="example")
+@pytest.mark.spec("FIX-CLAIM-3.1.4-AUTO-4", evidence="example")
+def test_automatic_properties_need_the_step_fwd_form() -> None:
+    """The properties hold by construction: a step that is not ⋃_{x∈S} stepFwd(x)
+    fails them. Counting ({|S|}) is neither additive nor element-wise; negation
+    (F(S) = {0, 1, 2} minus S) is not monotone."""
+    def count(S: frozenset[Elem]) -> frozenset[Elem]:
+        return frozenset({len(S)})
+
+    def negate(S: frozenset[Elem]) -> frozenset[Elem]:
+        return frozenset({0, 1, 2}) - S
+
+    A, B = frozenset({0}), frozenset({0, 1})
+    assert not check_additive(count, A, frozenset({1}))  # {2} ≠ {1}
+    assert not check_element_wise(count, B)  # 2 ∉ step({0}) ∪ step({1}) = {1}
+    assert not check_monotone(negate, A, B)  # {1, 2} ⊄ {2}
+    op = graph_operator({0}, {(0, 1), (1, 2)})  # the stepFwd form passes on the same sets
+    assert check_additive(lambda S: step(op, S), A, frozenset({1}))
+    assert check_element_wise(lambda S: step(op, S), B)
+    assert check_monotone(lambda S: F(op, S), A, B)
+
+
+@pytest.mark.spec("FIX-CLAIM-3.1.4-AUTO-2", evidence="property")
 @given(graphs())
 def test_system_built_step_inv_is_the_inverse(g: Graph) -> None:
     roots, edges = g
@@ -162,10 +187,10 @@ def test_system_built_step_inv_is_the_inverse(g: Graph) -> None:
     assert check_inverse(fwd, lookup(derived_inverse(DOMAIN, fwd)), DOMAIN)
 
 
-@pytest.mark.spec("FIX-CLAIM-AUTO-1", evidence="exhaustive")
-@pytest.mark.spec("FIX-CLAIM-AUTO-2", evidence="exhaustive")
-@pytest.mark.spec("FIX-CLAIM-AUTO-3", evidence="exhaustive")
-@pytest.mark.spec("FIX-CLAIM-AUTO-4", evidence="exhaustive")
+@pytest.mark.spec("FIX-CLAIM-3.1.4-AUTO-1", evidence="exhaustive")
+@pytest.mark.spec("FIX-CLAIM-3.1.4-AUTO-2", evidence="exhaustive")
+@pytest.mark.spec("FIX-CLAIM-3.1.4-AUTO-3", evidence="exhaustive")
+@pytest.mark.spec("FIX-CLAIM-3.1.4-AUTO-4", evidence="exhaustive")
 def test_automatic_properties_exhaustive() -> None:
     """Every graph on 3 nodes, every pair of subsets A, B of the nodes."""
     subsets = [frozenset(c) for k in range(4) for c in combinations(range(3), k)]
@@ -173,8 +198,8 @@ def test_automatic_properties_exhaustive() -> None:
         op = graph_operator(roots, edges)
         fwd = op.step_fwd
         assert check_inverse(fwd, lookup(derived_inverse(range(3), fwd)), range(3))
+        step_of, F_of = partial(step, op), partial(F, op)
         for A in subsets:
+            assert check_element_wise(step_of, A)
             for B in subsets:
-                assert check_monotone(op, A, B) and check_additive(op, A, B)
-            for x in frozenset(y for a in A for y in fwd(a)):
-                assert any(x in fwd(a) for a in A)
+                assert check_monotone(F_of, A, B) and check_additive(step_of, A, B)

@@ -59,6 +59,10 @@ def test_4_3_contraction_removing_an_edge() -> None:
     assert update.removed == {"D"} and update.added == frozenset()
     # ranks of the survivors are unchanged; B keeps its wf-deriver A (1 < 2)
     assert {x: m2.ranks[x] for x in "RABCEF"} == {"R": 0, "A": 1, "B": 2, "C": 3, "E": 1, "F": 2}
+    # steps 1-3: "worklist = {D}", D has no wf-deriver, "dying = {D}", nothing else queued
+    after_4_2 = (*W.SETUP_EDGES, ("R", "E"), ("E", "F"))
+    _, _, worklist, dying = _phase1(W.SETUP_ROOTS, after_4_2, (("A", "D"),))
+    assert worklist == ("D",) and dying == {"D"}
 
 
 def _phase1(roots: tuple[str, ...], edges: tuple[Edge, ...],
@@ -140,7 +144,7 @@ def test_4_5_refutes_soundness_at_intermediate_states_with_stale_ranks() -> None
     assert c.state.current == new_lfp  # the end result is still right (re-derivation)
 
 
-@pytest.mark.spec("FIX-TAB-4.6", evidence="example")
+@pytest.mark.spec("FIX-EX-4.6", evidence="example")
 def test_4_6_summary() -> None:
     """Add: expansion assigns increasing ranks; remove: the rank check breaks a
     cycle and re-derivation handles stale ranks (the rows of the table)."""

@@ -78,21 +78,37 @@ def _power_table(f: tuple[int, ...], exponents: tuple[int, ...]) -> Table[int]:
 
 @st.composite
 def tiny_reducers(draw: st.DrawFn) -> TinyReducer:
-    """Reducers on Z_n x Z_m (n <= 3, m <= 2) from three families:
+    """Reducers on Z_n x Z_m (n <= 3, m <= 2) from five families:
 
     - ``powers``: ⊕ v = f^(c_v), ⊖ v = g^(d_v) for functions f, g on Z_n: always
       pairwise commutative, often ill-formed or well-formed on reachable values only;
     - ``group``: ⊕ v = a + s_v, ⊖ v = a - t_v (mod n): well-formed iff s_v = t_v
       wherever it matters;
+    - ``partial``: ``powers`` whose ⊖ declines (None) on some cells
+      (SKIP-DEC-PARTIAL), commutative or not once declines absorb;
+    - ``permutations`` (n = 3, m = 2): ⊕ v a permutation p_v of Z_3 and ⊖ v = p_v⁻¹: globally
+      well-formed, pairwise commutative exactly when p_0 and p_1 commute (the
+      region where Theorem 2 needs its hypothesis);
     - ``tables``: arbitrary tables, mostly not pairwise commutative (outside Thm 2).
     """
-    n, m = draw(st.integers(1, 3)), draw(st.integers(1, 2))
-    family = draw(st.sampled_from(("powers", "group", "tables")))
+    family = draw(st.sampled_from(("powers", "group", "partial", "permutations", "tables")))
+    # permutations: S_3 on Z_3 with two values, where half of the pairs do not commute
+    n, m = (3, 2) if family == "permutations" else (draw(st.integers(1, 3)), draw(st.integers(1, 2)))
     function = st.tuples(*[st.integers(0, n - 1)] * n)
     exponents = st.tuples(*[st.integers(0, 3)] * m)
-    if family == "powers":
+    remove: Table[int] | Table[int | None]
+    if family in ("powers", "partial"):
         add = _power_table(draw(function), draw(exponents))
         remove = _power_table(draw(function), draw(exponents))
+        if family == "partial":
+            declined = draw(st.lists(st.booleans(), min_size=n * m, max_size=n * m))
+            remove = Table(tuple(
+                tuple(None if declined[a * m + v] else remove.rows[a][v] for v in range(m))
+                for a in range(n)))
+    elif family == "permutations":
+        perms = [draw(st.permutations(range(n))) for _ in range(m)]
+        add = Table(tuple(tuple(p[a] for p in perms) for a in range(n)))
+        remove = Table(tuple(tuple(p.index(a) for p in perms) for a in range(n)))
     elif family == "group":
         shifts = draw(st.tuples(*[st.integers(0, n - 1)] * m))
         unshifts = draw(st.one_of(st.just(shifts), st.tuples(*[st.integers(0, n - 1)] * m)))

@@ -1,30 +1,20 @@
-"""The Skip entries of the catalog point at objects that exist."""
+"""The Skip entries of the catalog point at objects that exist, and their IDs
+follow PAPER-KIND-NUMBER with a kind token that matches the entry's kind."""
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
 from proofs_map.catalog import load_catalog
+from tests.catalog_references import resolve
 
-
-def resolve(dotted: str) -> Any:
-    parts = dotted.split(".")
-    for i in range(len(parts), 0, -1):
-        try:
-            obj: Any = importlib.import_module(".".join(parts[:i]))
-        except ImportError:
-            continue
-        for name in parts[i:]:
-            obj = getattr(obj, name)
-        return obj
-    raise ImportError(dotted)
+KIND_TOKEN = {"definition": "DEF", "theorem": "THM", "lemma": "LEM", "proposition": "PROP",
+              "claim": "CLAIM", "remark": "REM", "example": "EX", "decision": "DEC"}
 
 
 def test_every_skip_reference_resolves() -> None:
     items = [i for i in load_catalog().values() if i.id.startswith("SKIP-")]
     assert len(items) >= 37
     for item in items:
+        assert item.id.split("-")[1] == KIND_TOKEN[item.kind], item.id
         assert item.reference, item.id
         for dotted in item.reference:
             assert resolve(dotted) is not None, (item.id, dotted)

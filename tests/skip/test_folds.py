@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from reference.algebra.multiset import Multiset
 from reference.reduce import (
     builtin,
+    check_distributive,
     check_enumeration_independence,
     check_fold_union,
     check_pairwise_commutative,
@@ -18,7 +19,7 @@ from reference.reduce import (
     fold_seq,
 )
 from reference.skip.builtins import affine_add
-from reference.skip.carriers import all_operations
+from reference.skip.carriers import Table, all_operations
 from tests.skip.strategies import TinyReducer, tiny_reducers
 
 
@@ -137,3 +138,43 @@ def test_fold_over_union_fails_without_commutativity() -> None:
     # fold(0, {0} ⊎ {1}) folds 0 then 1 canonically; so does the split: the first
     # failure needs M = {1}, N = {0}: fold(0, {0, 1}) = 1 but fold(fold(0, {1}), {0}) = 2
     assert (c["M"], c["N"], c["whole"], c["parts"]) == (Multiset.of(1), Multiset.of(0), 1, 2)
+
+
+# --- "invertible distributive aggregate" (the paragraph after Def. 7) ------------------
+
+
+@pytest.mark.spec("SKIP-CLAIM-DEF-7-DISTRIBUTIVE", evidence="example")
+def test_distributive_for_sum_and_not_without_commutativity() -> None:
+    assert check_distributive(builtin("sum").reducer.add, 0, (-1, 0, 2), 3).holds
+    # Z_3 x Z_2, ι = 2: 2 ⊕ 0 = 1, 2 ⊕ 1 = 2, a ⊕ v = 0 otherwise (not pairwise commutative)
+    star = Table(((0, 0), (0, 0), (1, 2)))
+    assert not check_pairwise_commutative(star, range(3), range(2)).holds
+    verdict = check_distributive(star, 2, (0, 1), 1)
+    c = verdict.counterexample or {}
+    # {1} folds like ∅ (to 2), yet {0} ⊎ {1} folds to 0 and {0} ⊎ ∅ to 1
+    assert (c["M"], c["N"], c["M_other"], c["N_other"]) == (
+        Multiset.of(0), Multiset.of(1), Multiset.of(0), Multiset())
+    assert (c["merged"], c["merged_other"]) == (0, 1)
+
+
+@pytest.mark.spec("SKIP-CLAIM-DEF-7-DISTRIBUTIVE", evidence="exhaustive")
+def test_distributive_on_every_operation_of_z3_x_z2() -> None:
+    """Every ⋆ : Z_3 x Z_2 -> Z_3 and every ι, |M|, |N| <= 3: each of the 423 pairwise
+    commutative (⋆, ι) is distributive; 1080 of the 1764 others are not."""
+    commutative = not_distributive = 0
+    for op in all_operations(3, 2):
+        is_commutative = check_pairwise_commutative(op, range(3), range(2), exhaustive=True).holds
+        for iota in range(3):
+            distributive = check_distributive(op, iota, range(2), 3).holds
+            commutative += is_commutative
+            assert distributive or not is_commutative
+            not_distributive += not distributive
+    assert (commutative, not_distributive) == (423, 1080)
+
+
+@pytest.mark.spec("SKIP-CLAIM-DEF-7-DISTRIBUTIVE", evidence="property")
+@given(tiny_reducers())
+def test_commutative_reducers_are_distributive(t: TinyReducer) -> None:
+    star = t.reducer.add
+    if check_pairwise_commutative(star, t.accumulators, t.values, exhaustive=True).holds:
+        assert check_distributive(star, t.reducer.initial, t.values, 3).holds

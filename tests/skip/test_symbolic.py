@@ -14,74 +14,30 @@ Bound: ``--per_condition_timeout=3`` CPU seconds per law (the module takes about
 
 from __future__ import annotations
 
-import ast
-import re
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from reference.skip import symbolic
+from tests.symbolic_outcomes import counterexample, crosshair_outcomes, not_refuted
 
 pytestmark = pytest.mark.symbolic
 
 TIMEOUT_PER_CONDITION = "3"
-LINE = re.compile(r"^(?P<file>.*?):(?P<line>\d+): (?P<level>error|info): (?P<message>.*)$")
-
-
-def _function_at(source: Path) -> dict[int, str]:
-    """Line number -> the name of the top-level function spanning it."""
-    spans: dict[int, str] = {}
-    for node in ast.parse(source.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.FunctionDef):
-            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
-                spans[line] = node.name
-    return spans
 
 
 @pytest.fixture(scope="module")
 def outcomes() -> dict[str, str]:
     """Law name -> "refuted: <message>" | "confirmed" | "not confirmed"."""
     pytest.importorskip("crosshair")
-    source = Path(symbolic.__file__)
-    run = subprocess.run(
-        [sys.executable, "-m", "crosshair", "check", "--report_all",
-         f"--per_condition_timeout={TIMEOUT_PER_CONDITION}", symbolic.__name__],
-        capture_output=True, text=True, timeout=300, cwd=source.parents[2],
-    )
-    assert run.returncode in (0, 1), run.stderr
-    spans = _function_at(source)
-    found: dict[str, str] = {}
-    for raw in run.stdout.splitlines():
-        match = LINE.match(raw)
-        if not match:
-            continue
-        name = spans[int(match["line"])]
-        message = match["message"]
-        if match["level"] == "error":
-            found[name] = f"refuted: {message}"
-        else:
-            found[name] = "confirmed" if message.startswith("Confirmed") else "not confirmed"
-    assert set(found) == set(symbolic.HOLDS) | set(symbolic.FAILS), run.stdout
+    found = crosshair_outcomes(symbolic, TIMEOUT_PER_CONDITION)
+    assert set(found) == set(symbolic.HOLDS) | set(symbolic.FAILS), found
     return found
-
-
-def refuted(outcomes: dict[str, str], law: str, call: str) -> None:
-    """CrossHair refuted ``law`` and the counterexample call is the expected one."""
-    assert outcomes[law].startswith("refuted: "), outcomes[law]
-    assert f"calling {law}{call}" in outcomes[law], outcomes[law]
-
-
-def not_refuted(outcomes: dict[str, str], law: str) -> None:
-    assert outcomes[law] in ("confirmed", "not confirmed"), outcomes[law]
 
 
 @pytest.mark.spec("SKIP-DEF-2", evidence="symbolic")
 def test_sum_commutes_and_affine_does_not(outcomes: dict[str, str]) -> None:
     not_refuted(outcomes, "sum_add_commutes")
-    assert outcomes["affine_add_commutes"].startswith("refuted")
-    assert not symbolic.affine_add_commutes(0, 1, 0)  # the reported kind of call really fails
+    a, v1, v2 = counterexample(outcomes, "affine_add_commutes")
+    assert v1 != v2 and not symbolic.affine_add_commutes(a, v1, v2)  # the reported call fails
 
 
 @pytest.mark.spec("SKIP-DEF-7-SKIPDOC", evidence="symbolic")
@@ -92,17 +48,14 @@ def test_skip_contract_of_builtins_and_its_failure_for_sum_monus_nat(
     for law in ("sum_skipdoc_law", "count_skipdoc_law", "xor_skipdoc_law", "min_skipdoc_law"):
         not_refuted(outcomes, law)
     not_refuted(outcomes, "sum_monus_nat_global_law")
-    refuted(outcomes, "sum_monus_nat_skipdoc_law", "(0, 1)")
+    a, v = counterexample(outcomes, "sum_monus_nat_skipdoc_law")  # the call found may vary
+    assert 0 <= a < v and not symbolic.sum_monus_nat_skipdoc_law(a, v)  # monus truncated at 0
 
 
 @pytest.mark.spec("SKIP-CLAIM-DEF-7-IMPLIES-GLOBAL", evidence="symbolic")
 def test_sum_monus_is_well_formed_on_reachable_values_only(outcomes: dict[str, str]) -> None:
     not_refuted(outcomes, "sum_monus_reachable_law")
-    assert outcomes["sum_monus_int_global_law"].startswith("refuted")
-    call = re.search(r"sum_monus_int_global_law\((-?\d+), (-?\d+)\)",
-                     outcomes["sum_monus_int_global_law"])
-    assert call is not None
-    a, v = int(call[1]), int(call[2])
+    a, v = counterexample(outcomes, "sum_monus_int_global_law")
     assert a < 0 <= v and not symbolic.sum_monus_int_global_law(a, v)
 
 
@@ -114,18 +67,16 @@ def test_update_matches_recompute_for_sum_and_min(outcomes: dict[str, str]) -> N
     not_refuted(outcomes, "sum_update_matches_recompute")
     not_refuted(outcomes, "min_update_matches_recompute")
     # the broken twins for min: CrossHair finds the removal of the minimum
-    for law in ("min_never_declines_update_matches_recompute",
-                "min_declines_below_update_matches_recompute"):
-        assert outcomes[law].startswith("refuted"), outcomes[law]
+    never = symbolic.min_never_declines_update_matches_recompute
+    below = symbolic.min_declines_below_update_matches_recompute
+    for law in (never, below):
+        m1, m2, d = counterexample(outcomes, law.__name__)
+        assert d < min(m1, m2) and not law(m1, m2, d)  # the removed value was the minimum
 
 
 @pytest.mark.spec("SKIP-THM-2", evidence="symbolic", part="2=>1")
 def test_ill_formed_sum_is_caught_by_crosshair(outcomes: dict[str, str]) -> None:
     """2 => 1 by contraposition on an instance: the ill-formed sum_bad_remove is not
     incrementally correct, and CrossHair finds where."""
-    outcome = outcomes["sum_bad_remove_update_matches_recompute"]
-    assert outcome.startswith("refuted"), outcome
-    call = re.search(r"\((-?\d+), (-?\d+), (-?\d+), (-?\d+)\)", outcome)
-    assert call is not None
-    m1, m2, d, p = (int(x) for x in call.groups())
+    m1, m2, d, p = counterexample(outcomes, "sum_bad_remove_update_matches_recompute")
     assert d != 0 and not symbolic.sum_bad_remove_update_matches_recompute(m1, m2, d, p)

@@ -54,6 +54,8 @@ def test_emitted_changes_turn_the_old_view_into_the_new(
     rebuilt.update({k: a for k, a in changes.items() if a is not None})
     assert rebuilt == after
     assert all(k in before for k, a in changes.items() if a is None)
+    # only what changed is emitted: an unchanged key, or one absent before and after, is not
+    assert all(before.get(k) != after.get(k) for k in changes)
 
 
 @pytest.mark.spec("SKIP-DEC-VIEW", evidence="example")
