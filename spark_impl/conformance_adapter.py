@@ -44,7 +44,7 @@ class SparkImplementation:
             version=f"{VERSION} (pyspark {pyspark.__version__})",
             language="python",
             areas=self.areas(),
-            features=("declining-remove", "ill-formed-reducers", "ranks"),
+            features=("declining-remove", "ill-formed-reducers", "ranks", "iterate", "nested-iterate"),
         )
 
     @staticmethod
