@@ -68,6 +68,10 @@ def test_concurrent_runs_equal_separate_runs(spark: Any) -> None:
     together = run_cases(implementation.engine, CASES, workers=4, spark=spark)
     assert [r.case_id for r in together] == [c.id for c in CASES]
     for c, result in zip(CASES, together, strict=True):
-        alone = run_case(implementation.engine, c)
-        assert result.status == alone.status == "result", result.message
-        assert list(result.observations) == list(alone.observations) == EXPECTED[c.id], c.id
+        assert result.status == "result", result.message
+        assert list(result.observations) == EXPECTED[c.id], c.id
+    # and, for the cases the lockstep runs treat specially (a load replacing a
+    # collection, a refused delta, stale ranks, a malformed edge), a separate run
+    for c in CASES:
+        if c.id in ("r1", "r3", "f2"):
+            assert list(run_case(implementation.engine, c).observations) == EXPECTED[c.id], c.id
