@@ -62,7 +62,9 @@ def render(report: dict[str, Any]) -> str:
         out.append(f"  {line['id']} ({line['title']}): {line['statement']}")
         out.append(f"    at {args}")
         if ce["error"]:
-            out.append(f"    the reducer raised {ce['error']}")
+            kind, _, message = ce["error"].partition(": ")
+            out.append(f"    the reducer hung: {message}" if kind == "CallTimeout"
+                       else f"    the reducer raised {ce['error']}")
         for name, value in (ce["sides"] or {}).items():
             out.append(f"    {name} = {value}")
         repeated = [text for text in line["explanation"] if text in shown_notes]

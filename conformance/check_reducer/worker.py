@@ -22,7 +22,7 @@ from typing import Any
 from conformance.check_reducer import exhaustive, property_search, symbolic
 from conformance.check_reducer.domains import SYNTAX_HELP, Domain, DomainError, parse_domain
 from conformance.check_reducer.laws import LAWS, Equality, Law
-from conformance.check_reducer.search import Bounds, EngineResult, Finding, Problem
+from conformance.check_reducer.search import Bounds, EngineResult, Finding, Problem, time_limit
 from conformance.check_reducer.shapes import (
     TargetError,
     declared_carriers,
@@ -181,14 +181,15 @@ def error_report(target: str, kind: str, message: str) -> dict[str, Any]:
             "error": {"kind": kind, "message": message}}
 
 
-def sanity_check(R: Any, values: Domain) -> None:
+def sanity_check(R: Any, values: Domain, call_timeout: float) -> None:
     """Catch the commonest slip before searching: an add that returns None (a missing
     ``return``), which would make every law hold vacuously."""
     for v in values.sample()[:3]:
         try:
-            result = R.add(R.initial, v)
+            with time_limit(call_timeout):
+                result = R.add(R.initial, v)
         except Exception:
-            return  # the engines report it with its input
+            return  # raised or hung: the engines report it with its input
         if result is None:
             raise UsageError(f"add(initial, {v!r}) returned None: add must return the new "
                              "accumulator (is a return statement missing?)")
@@ -225,7 +226,7 @@ def search(job: Job) -> dict[str, Any]:
     try:
         R = load_reducer(job.target)
         values, accs, how = settle_domains(job, R)
-        sanity_check(R, values)
+        sanity_check(R, values, job.call_timeout)
     except (TargetError, UsageError) as exc:
         return error_report(job.target, "usage", str(exc))
     equality = Equality(job.rel_tol, job.abs_tol)
