@@ -83,6 +83,19 @@ def test_a_python_level_hang_hits_the_per_call_limit_and_names_the_input(
     assert time.monotonic() - start < 30
 
 
+def test_a_hang_in_add_is_caught_everywhere_add_is_called(capsys: pytest.CaptureFixture[str]) -> None:
+    # besides the law instances, the exhaustive engine calls add to close ι under ⊕ over the
+    # finite V: that call is under the per-call limit too, so the run ends long before --timeout
+    start = time.monotonic()
+    status, report = run([f"{BAD}:hangs_in_add", "--values", "int[0..9]", "--call-timeout", "0.3",
+                          "--engines", "exhaustive", "--timeout", "120"], capsys)
+    assert status == 2 and report["error"] is None
+    line = error_line(report)
+    assert line["counterexample"]["error"].startswith("CallTimeout")
+    assert "5" in json.dumps(line["counterexample"]["args"])
+    assert time.monotonic() - start < 40
+
+
 def test_a_native_hang_is_killed_by_the_total_time_limit(capsys: pytest.CaptureFixture[str]) -> None:
     start = time.monotonic()
     status, report = run([f"{BAD}:hangs_in_native_code", "--values", "int[0..1]", "--timeout", "4",
