@@ -27,7 +27,7 @@ def render(report: dict[str, Any]) -> str:
     error = report.get("error")
     if error:
         out.append(f"error ({error['kind']}): {error['message']}")
-        return "\n".join(out) + "\n"
+        return "\n".join(out) + f"\nexit status 2: the check could not run ({error['kind']})\n"
     d = report["domains"]
     out += [
         f"  values:       {d['values']['spec']}  ({d['values']['description']})",
@@ -100,12 +100,23 @@ def render(report: dict[str, Any]) -> str:
             out.append(f"    {e['engine']:<10} {ENGINE_WORDS[e['status']]:<11} {tag}{e['searched']} "
                        f"({counts}{e['seconds']} s)")
             out += [f"                           {n}" for n in e["notes"]]
-    out += ["", f"exit status {report['exit_status']}: "
-            + {0: "every checked property holds within the search",
-               1: "a counterexample was found",
-               2: "usage error, the reducer raised or hung, or a property could not be "
-                  "checked at all"}[report["exit_status"]]]
+    out += ["", f"exit status {report['exit_status']}: {_exit_reason(report)}"]
     return "\n".join(out) + "\n"
+
+
+def _exit_reason(report: dict[str, Any]) -> str:
+    status = report["exit_status"]
+    if status == 0:
+        return "every property holds within the search"
+    if status == 1:
+        return "a counterexample was found"
+    if any(line["status"] == "error" for line in report["lines"]):
+        return "the reducer raised or hung on an input of its domains (shown above)"
+    unchecked = [f"{line['id']} [{line['key']}]" for line in report["lines"]
+                 if line["status"] == "not checked"]
+    return (f"{len(unchecked)} of the properties could not be searched by the chosen engines "
+            f"({', '.join(unchecked)}: see why above); a property nobody searched is not "
+            "reported as holding. Add an engine (--engines) or choose other domains.")
 
 
 def _map(m: dict[str, str]) -> str:

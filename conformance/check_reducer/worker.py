@@ -196,7 +196,12 @@ def sanity_check(R: Any, values: Domain, call_timeout: float) -> None:
 
 
 def exit_status(lines: Mapping[str, LawVerdict]) -> int:
-    """2 if the reducer raised or a line could not be checked at all, 1 if a law fails, else 0."""
+    """2 if the reducer raised or a line could not be checked at all, 1 if a law fails, else 0.
+
+    A line no engine could search ("not checked": e.g. ``--engines crosshair`` on a domain
+    without a symbolic encoding) gives 2, not 0: exit 0 says every property holds within the
+    search, and a script must not read a property nobody searched as holding. Like a usage
+    error, the fix is the caller's (another engine or domain); a counterexample still gives 1."""
     statuses = {v.status for v in lines.values()}
     if "error" in statuses:
         return 2

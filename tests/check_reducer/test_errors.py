@@ -137,3 +137,17 @@ def test_a_slow_reducer_gets_a_partial_search_within_the_time_limit(
     assert status == 0 and report["error"] is None
     searched = [e["searched"] for line in report["lines"] for e in line["engines"]]
     assert any(s.endswith("stopped at the time limit") for s in searched)
+
+
+def test_a_property_no_chosen_engine_can_search_is_not_reported_as_holding(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # CrossHair has no symbolic encoding of fractions: every line is "not checked", exit 2
+    monkeypatch.chdir(FIXTURES.parents[2])
+    argv = ["examples/reducers/product.py:Product", "--values", "fraction[nonzero]",
+            "--engines", "crosshair"]
+    status, report = run(argv, capsys)
+    assert status == 2 and report["error"] is None
+    assert {line["status"] for line in report["lines"]} == {"not checked"}
+    assert main(argv) == 2
+    text = capsys.readouterr().out
+    assert "exit status 2: 6 of the properties could not be searched by the chosen engines" in text
