@@ -255,7 +255,16 @@ def search(job: Job) -> dict[str, Any]:
         progress(job, "CrossHair search")
         budget = symbolic.SymbolicBudget(job.crosshair_per_condition, job.crosshair_total,
                                          job.crosshair_iterations)
-        results += symbolic.run(problem, job.target, budget)
+        # CrossHair's budget goes to the laws still open: one already refuted needs no more search
+        refuted: dict[str, list[str]] = {}
+        for r in results:
+            if r.status in ("fails", "raised"):
+                refuted.setdefault(r.law, []).append(r.engine)
+        results += [EngineResult("crosshair", key, "skipped",
+                                 f"not run: {' and '.join(engines)} already found a counterexample")
+                    for key, engines in refuted.items()]
+        results += symbolic.run(problem, job.target, budget,
+                                tuple(law for law in LAWS if law.key not in refuted))
     lines = all_verdicts(problem, results)
     witness = theorem2_witness(problem, lines)
     return {

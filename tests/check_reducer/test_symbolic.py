@@ -92,3 +92,18 @@ def test_generated_module_is_first_order_and_typed() -> None:
     # a domain without a symbolic encoding is reported, not silently skipped
     q = Problem(R, parse_domain("fraction"), parse_domain("int"), Equality(), Bounds())
     assert unsupported(LAW_BY_KEY["def7"], q) == "M ranges over fraction, which has no symbolic encoding"
+
+
+def test_crosshair_is_not_spent_on_laws_already_refuted(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # every law of the float sum is refuted by the exhaustive engine's sample: CrossHair,
+    # which runs last, is given none of them (it would only spend its budget)
+    monkeypatch.chdir(ROOT)
+    status = main(["examples/reducers/float_sum.py:float_sum", "--examples", "20", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert status == 1
+    for line in report["lines"]:
+        assert line["status"] == "fails" and "exhaustive" in line["found_by"]
+        (crosshair,) = [e for e in line["engines"] if e["engine"] == "crosshair"]
+        assert crosshair["status"] == "skipped"
+        assert crosshair["searched"].endswith("already found a counterexample")
