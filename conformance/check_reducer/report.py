@@ -47,8 +47,8 @@ def render(report: dict[str, Any]) -> str:
         rows.append((line["id"], _property(line), verdict, ", ".join(line["found_by"])))
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     for r in rows:
-        out.append("  " + "  ".join(c.ljust(w) for c, w in zip(r[:3], widths, strict=True))
-                   + ("  " + r[3] if r[3] else ""))
+        out.append(("  " + "  ".join(c.ljust(w) for c, w in zip(r[:3], widths, strict=True))
+                    + "  " + r[3]).rstrip())
     for line in report["lines"]:
         if line["status"] == "holds" and line["explanation"]:
             out += [""] + [f"  {line['id']}: {text}" for text in line["explanation"]]
@@ -107,7 +107,8 @@ def render(report: dict[str, Any]) -> str:
 def _exit_reason(report: dict[str, Any]) -> str:
     status = report["exit_status"]
     if status == 0:
-        return "every property holds within the search"
+        return "every property holds within the search" + (
+            ", UP TO TOLERANCE (weaker than the spec's =)" if report["tolerance_mode"] else "")
     if status == 1:
         return "a counterexample was found"
     if any(line["status"] == "error" for line in report["lines"]):

@@ -58,3 +58,18 @@ def test_every_json_report_follows_the_schema(argv: list[str], capsys: pytest.Ca
     monkeypatch.chdir(ROOT)
     main(argv + ["--no-symbolic", "--examples", "30", "--json"])
     valid(json.loads(capsys.readouterr().out))
+
+
+def test_text_report_labels_the_tolerance_mode_as_weaker(capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    assert main(["examples/reducers/float_sum.py:float_sum", "--values", "float[-10.0..10.0]",
+                 "--acc", "float[-10.0..10.0]", "--rel-tol", "1e-9", "--abs-tol", "1e-9",
+                 "--no-symbolic", "--examples", "30"]) == 0
+    text = capsys.readouterr().out
+    assert "equality:     TOLERANCE MODE (weaker than the spec's =)" in text
+    table = text.split("What was searched")[0]
+    assert table.count("holds within search UP TO TOLERANCE") == 6
+    assert text.rstrip().endswith(
+        "exit status 0: every property holds within the search, UP TO TOLERANCE (weaker than the "
+        "spec's =)")
