@@ -43,15 +43,21 @@ def render(report: dict[str, Any]) -> str:
         if report["tolerance_mode"] and line["status"] == "holds":
             verdict += " UP TO TOLERANCE"
         if line["declined"]:
-            verdict += f" ({line['declined']} declined)"
+            searched = sum(e["cases"] for e in line["engines"])
+            verdict += (f" VACUOUSLY (all {searched} declined)" if line["declined"] == searched
+                        else f" ({line['declined']} declined)")
         rows.append((line["id"], _property(line), verdict, ", ".join(line["found_by"])))
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     for r in rows:
         out.append(("  " + "  ".join(c.ljust(w) for c, w in zip(r[:3], widths, strict=True))
                     + "  " + r[3]).rstrip())
+    notes: dict[str, list[str]] = {}  # a note shared by several holding lines is shown once
     for line in report["lines"]:
-        if line["status"] == "holds" and line["explanation"]:
-            out += [""] + [f"  {line['id']}: {text}" for text in line["explanation"]]
+        if line["status"] == "holds":
+            for text in line["explanation"]:
+                notes.setdefault(text, []).append(line["id"])
+    for text, ids in notes.items():
+        out += ["", f"  {', '.join(dict.fromkeys(ids))}: {text}"]
     bad = [line for line in report["lines"] if line["status"] in ("fails", "error")]
     if bad:
         out += ["", "Counterexamples (minimal: smallest-first enumeration or shrunk by Hypothesis)"]

@@ -78,6 +78,12 @@ def combine(law: Law, results: Sequence[EngineResult]) -> LawVerdict:
                       [], None, list(results))
 
 
+def vacuous(line: LawVerdict) -> bool:
+    """Every instance the concrete engines searched declined (CrossHair counts none)."""
+    counted = [r for r in line.engines if r.cases > 0]
+    return bool(counted) and all(r.declined == r.cases for r in counted)
+
+
 # --- explanations ------------------------------------------------------------------------
 
 
@@ -256,6 +262,13 @@ def all_verdicts(problem: Problem, results: Sequence[EngineResult]) -> dict[str,
             line.explanation += float_explanation(problem, line.law, line.finding)
     for key in ("def7-global", "def7-skipdoc"):
         lines[key].explanation += stronger_law_explanation(problem, lines[key], lines)
+    for line in lines.values():
+        if line.status == "holds" and vacuous(line):
+            line.explanation.append(
+                "Vacuous: remove declined on every instance searched, so this law was never "
+                "exercised. A remove that always declines is correct (the runtime recomputes the "
+                "key every time) but gains nothing from incrementality; if it should answer, is a "
+                "return statement missing?")
     premises = [lines[k] for k in ("def2-add", "def2-remove", "def7")]
     total = not any(r.declined for line in lines.values() for r in line.engines)
     if total and lines["def11"].status == "holds" and not lines["def11"].decided and all(p.status == "holds" and p.decided
