@@ -10,7 +10,8 @@ values it says are equal, computed with ``fold_seq``, ``fold``, ``reduce``,
 tolerance mode compares; in exact mode the engines insist that the sides agree
 with the reference's check (``tests/check_reducer`` checks it too).
 
-Declining removes (Skip's ``null``, SKIP-DEC-PARTIAL): an instance on which
+Declining removes (Skip's ``null``, SKIP-DEC-PARTIAL; the reference's
+``strict_remove`` and ``lifted_remove`` are the two readings of ⊖ used here): an instance on which
 ``remove`` declines is *vacuous*, since the runtime recomputes that key from
 ``initial`` and ``add``; only answers that ``remove`` does give are checked. For
 ⊖'s commutativity a decline is absorbing (both orders declining agree, one

@@ -229,6 +229,7 @@ def search(job: Job) -> dict[str, Any]:
     remaining = job.search_until - time.time() if job.search_until else search_time(job.timeout)
     deadline = time.monotonic() + max(remaining, 0.5)
     try:
+        progress(job, f"importing {job.target}")  # an import that hangs is killed at --timeout
         R = load_reducer(job.target)
         values, accs, how = settle_domains(job, R)
         sanity_check(R, values, job.call_timeout)
