@@ -103,8 +103,8 @@ def render(report: dict[str, Any]) -> str:
             counts = (f"{e['cases']} instances, " if e["engine"] != "crosshair" else "") + (
                 f"{e['declined']} declined, " if e["declined"] else "")
             tag = "decided: " if e["decided"] else ""
-            out.append(f"    {e['engine']:<10} {ENGINE_WORDS[e['status']]:<11} {tag}{e['searched']} "
-                       f"({counts}{e['seconds']} s)")
+            spent = "" if e["status"] == "skipped" and not e["cases"] else f" ({counts}{e['seconds']} s)"
+            out.append(f"    {e['engine']:<10} {ENGINE_WORDS[e['status']]:<11} {tag}{e['searched']}{spent}")
             out += [f"                           {n}" for n in e["notes"]]
     out += ["", f"exit status {report['exit_status']}: {_exit_reason(report)}"]
     return "\n".join(out) + "\n"

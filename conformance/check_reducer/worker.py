@@ -240,30 +240,40 @@ def search(job: Job) -> dict[str, Any]:
                       Bounds(job.bag, job.exhaustive_total, job.exhaustive_cap), job.call_timeout,
                       deadline=deadline)
     results: list[EngineResult] = []
+    # engines run in the order exhaustive, Hypothesis, CrossHair; a law one of them has refuted
+    # is not searched further, so the time goes to the laws still open
+    refuted: dict[str, list[str]] = {}
+
+    def record(found: list[EngineResult]) -> None:
+        results.extend(found)
+        for r in found:
+            if r.status in ("fails", "raised"):
+                refuted.setdefault(r.law, []).append(r.engine)
+
+    def not_run(engine: str, law: Law) -> EngineResult:
+        by = " and ".join(refuted[law.key])
+        return EngineResult(engine, law.key, "skipped", f"not run: {by} already found a counterexample")
+
     slots = [(law, engine) for law in LAWS for engine in ("exhaustive", "hypothesis")
              if engine in job.engines]
     # CrossHair runs last; keep its share of the time (at most half) out of the other slots
     reserve = min(job.crosshair_total, search_time(job.timeout) / 2) if "crosshair" in job.engines else 0.0
     for i, (law, engine) in enumerate(slots):
+        if law.key in refuted:
+            results.append(not_run(engine, law))
+            continue
         share = (problem.deadline - reserve - time.monotonic()) / (len(slots) - i)
         slot = dataclasses.replace(problem, deadline=time.monotonic() + max(share, 0.0))
         progress(job, f"{engine} search of {law.spec_id} ({law.key})")
         if engine == "exhaustive":
-            results += exhaustive.run(slot, (law,))
+            record(exhaustive.run(slot, (law,)))
         else:
-            results += property_search.run(slot, job.examples, job.seed, (law,))
+            record(property_search.run(slot, job.examples, job.seed, (law,)))
     if "crosshair" in job.engines:
         progress(job, "CrossHair search")
         budget = symbolic.SymbolicBudget(job.crosshair_per_condition, job.crosshair_total,
                                          job.crosshair_iterations)
-        # CrossHair's budget goes to the laws still open: one already refuted needs no more search
-        refuted: dict[str, list[str]] = {}
-        for r in results:
-            if r.status in ("fails", "raised"):
-                refuted.setdefault(r.law, []).append(r.engine)
-        results += [EngineResult("crosshair", key, "skipped",
-                                 f"not run: {' and '.join(engines)} already found a counterexample")
-                    for key, engines in refuted.items()]
+        results += [not_run("crosshair", law) for law in LAWS if law.key in refuted]
         results += symbolic.run(problem, job.target, budget,
                                 tuple(law for law in LAWS if law.key not in refuted))
     lines = all_verdicts(problem, results)
