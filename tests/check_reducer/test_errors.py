@@ -110,7 +110,8 @@ def test_memory_is_limited(capsys: pytest.CaptureFixture[str]) -> None:
     status, report = run([f"{BAD}:explodes", "--values", "int[0..1]", "--memory-mb", "300",
                           "--engines", "exhaustive"], capsys)
     assert status == 2
-    assert error_line(report)["counterexample"]["error"].startswith("MemoryError")
+    error = error_line(report)["counterexample"]["error"]
+    assert error.startswith("MemoryError: out of memory under the search's memory limit (--memory-mb)")
 
 
 def test_the_reducers_prints_do_not_corrupt_the_json(capsys: pytest.CaptureFixture[str]) -> None:
