@@ -21,7 +21,7 @@ from typing import Any
 
 from conformance.check_reducer import exhaustive, property_search, symbolic
 from conformance.check_reducer.domains import SYNTAX_HELP, Domain, DomainError, parse_domain
-from conformance.check_reducer.laws import LAWS, Equality, Law
+from conformance.check_reducer.laws import KEY, LAWS, Equality, Law
 from conformance.check_reducer.search import Bounds, EngineResult, Finding, Problem, time_limit
 from conformance.check_reducer.shapes import (
     TargetError,
@@ -163,7 +163,7 @@ def _witness(w: Witness | None) -> dict[str, Any] | None:
     return {"C": {repr(k): show(tuple(m.elements()), "bag") for k, m in parts["C"].items()},
             "delta_plus": {repr(k): show(tuple(m.elements()), "bag") for k, m in parts["delta_plus"].items()},
             "delta_minus": {repr(k): show(tuple(m.elements()), "bag") for k, m in parts["delta_minus"].items()},
-            "key": "'k'", "recomputed": show(w.recomputed), "incremental": show(w.incremental),
+            "key": repr(KEY), "recomputed": show(w.recomputed), "incremental": show(w.incremental),
             "source": w.source, "inverse_law_fails_at": _inverse(w)}
 
 
