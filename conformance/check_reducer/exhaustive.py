@@ -5,8 +5,8 @@ quantified over accumulators and values (SKIP-DEF-2, -7-GLOBAL, -7-SKIPDOC) are
 *decided*. SKIP-DEF-7 quantifies over every finite multiset M; it is decided
 when the values are finite and the closure of ι under ⊕ is finite and small,
 each of its elements b being fold_⊕(ι, M_b) for the multiset M_b of a path to
-it: every fold_⊕(ι, M) lies in the closure, so checking each M_b covers all M. Otherwise, and over infinite domains,
-the engine enumerates a fixed sample (``Domain.sample()``) and says so: a
+it: every fold_⊕(ι, M) lies in the closure, so checking each M_b covers all M.
+Otherwise, and over infinite domains, the engine enumerates a fixed sample (``Domain.sample()``) and says so: a
 deterministic spot check, not a decision. Instances come smallest first, so the
 first counterexample found is a minimal one.
 """

@@ -271,8 +271,9 @@ def all_verdicts(problem: Problem, results: Sequence[EngineResult]) -> dict[str,
                 "return statement missing?")
     premises = [lines[k] for k in ("def2-add", "def2-remove", "def7")]
     total = not any(r.declined for line in lines.values() for r in line.engines)
-    if total and lines["def11"].status == "holds" and not lines["def11"].decided and all(p.status == "holds" and p.decided
-                                                          for p in premises):
+    def11 = lines["def11"]
+    if total and def11.status == "holds" and not def11.decided and all(
+            p.status == "holds" and p.decided for p in premises):
         closure = reachable(problem, problem.values.sample())
         accs = problem.accumulators.elements()
         if closure is not None and accs is not None and all(a in accs for a in closure):
