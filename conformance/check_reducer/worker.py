@@ -115,11 +115,13 @@ def settle_domains(job: Job, R: Any) -> tuple[Domain, Domain, str]:
     if missing or values is None or accs is None:
         raise UsageError(
             f"cannot infer the {' and '.join(missing)} domain of {job.target}: add and remove "
-            f"have no usable type hints"
-            + (" and the type of initial has no default domain" if "accumulator" in missing else "")
+            f"have no type hints with a default domain (int, float, bool, str, Fraction, "
+            f"tuple[...])"
+            + (" and the type of initial has none either" if "accumulator" in missing else "")
             + ". Say it with " + " and ".join(
-                {"value": "--values DOMAIN", "accumulator": "--acc DOMAIN"}[m] for m in missing)
-            + f", e.g. --values 'int[-5..5]' --acc int.\n{SYNTAX_HELP}")
+                {"value": "--values DOMAIN (e.g. --values 'int[-5..5]')",
+                 "accumulator": "--acc DOMAIN (e.g. --acc int)"}[m] for m in missing)
+            + f".\n{SYNTAX_HELP}")
     return values, accs, "; ".join(how)
 
 
