@@ -3,7 +3,8 @@
 Only the semantic fields of an observation are compared (per area); work
 counters are judged separately against the case's cost bounds (the cost
 column), and fixpoint ranks, when reported, must be well founded for the
-current graph (the invariant contraction relies on, FIX-DEF-5).
+current graph (FIX-DEC-RANK-INVARIANT (I1)-(I3): ranks exactly on the live set, 0 for
+roots, and every other live element has a live deriver of strictly lower rank).
 """
 
 from __future__ import annotations
@@ -73,16 +74,13 @@ def judge_semantics(case: Case, observed: Sequence[Mapping[str, Any]]) -> str | 
     """``None`` if the observations meet the main expectations or one alternative."""
     if len(observed) > len(case.steps):
         return f"{len(observed)} observations for {len(case.steps)} steps"
-    violation = invariant_violation(case, observed)
-    if violation:
-        return violation
     first_difference = None
     for expected in case.expectation_sequences():
         if len(expected) < len(case.steps) and not (expected and "error" in expected[-1]):
             continue  # a malformed alternative never matches (the schema lint reports it)
         difference = _matches(case.area, expected, observed)
         if difference is None:
-            return None
+            return invariant_violation(case, observed)
         first_difference = first_difference or difference
     return first_difference
 
@@ -108,10 +106,15 @@ def _fixpoint_ranks(case: Case, observed: Sequence[Mapping[str, Any]]) -> str | 
             continue
         ranks = wire.unpairs(obs["ranks"])
         current = wire.elements(obs.get("current", ()))
+        dead = [x for x in ranks if x not in current]
+        if dead:  # (I1) rank is defined exactly on current
+            return f"step {i}: {thaw(dead[0])!r} has a rank but is not live"
         for x in current:
             if x not in ranks:
                 return f"step {i}: live element {thaw(x)!r} has no rank"
-            if x in roots:
+            if x in roots:  # (I2) roots have rank 0
+                if ranks[x] != 0:
+                    return f"step {i}: root {thaw(x)!r} has rank {ranks[x]}, not 0"
                 continue
             if not any(u in current and u in ranks and ranks[u] < ranks[x] for u, v in edges if v == x):
                 return (f"step {i}: rank of {thaw(x)!r} ({ranks[x]}) is not well founded: "

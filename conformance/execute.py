@@ -10,6 +10,7 @@ are *not supported*, never passed.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,10 +38,28 @@ class Backend(Protocol):
 
 
 class InProcess:
-    """An in-process implementation: its batch ``run_cases`` if it has one, else case by case."""
+    """An in-process implementation: its batch ``run_cases`` if it has one, else case by case.
 
-    def __init__(self, impl: Implementation) -> None:
+    With a ``timeout``, each case runs in a daemon thread; a case still running after
+    ``timeout`` seconds is *errored* and abandoned (Python cannot stop the thread), and the
+    run goes on with a fresh engine for the next case.
+    """
+
+    def __init__(self, impl: Implementation, timeout: float | None = None) -> None:
         self.impl = impl
+        self.timeout = timeout
+
+    def _run_one(self, case: Case) -> CaseResult:
+        if self.timeout is None:
+            return drivers.run_case(self.impl, case)
+        box: list[CaseResult] = []
+        worker = threading.Thread(target=lambda: box.append(drivers.run_case(self.impl, case)),
+                                  daemon=True)
+        worker.start()
+        worker.join(self.timeout)
+        if not box:
+            return CaseResult(case.id, "errored", message=f"timed out after {self.timeout:g} s")
+        return box[0]
 
     def handshake(self) -> Handshake:
         return self.impl.handshake()
@@ -55,7 +74,7 @@ class InProcess:
                                                         message="run_cases returned no result")
             return
         for case in cases:
-            yield drivers.run_case(self.impl, case)
+            yield self._run_one(case)
 
     def close(self) -> None:
         pass
@@ -102,8 +121,11 @@ def judge(case: Case, result: CaseResult) -> tuple[str, str, str]:
     refused = next((i for i, o in enumerate(observations) if o.get("error") == "unsupported"), None)
     if refused is not None:
         return "skipped", "", f"step {refused}: the implementation reports the operation unsupported"
-    difference = judge_semantics(case, observations)
-    cost = judge_cost(case, observations)
+    try:
+        difference = judge_semantics(case, observations)
+        cost = judge_cost(case, observations)
+    except (TypeError, ValueError, KeyError, IndexError) as exc:
+        return "errored", "", f"malformed observation: {exc!r}"
     if difference:
         return "fail", cost.status, difference
     return "pass", cost.status, cost.message

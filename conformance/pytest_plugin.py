@@ -57,7 +57,7 @@ def conformance_tests(
                 atexit.register(process.close)
                 backend.append(process)
             else:
-                backend.append(InProcess(resolve(impl or "")))
+                backend.append(InProcess(resolve(impl or ""), timeout=timeout))
         return backend[0]
 
     params = [pytest.param(c, id=c.id, marks=[pytest.mark.xfail(reason=known[c.id], strict=True)]

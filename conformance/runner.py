@@ -45,7 +45,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--level", action="append", choices=("must", "should"), default=[])
     p.add_argument("--cases", type=Path, help="a folder of case files (default: the shipped cases)")
     p.add_argument("--expectations", type=Path, help="known failures of this implementation (JSON)")
-    p.add_argument("--timeout", type=float, default=10.0, help="seconds per case (subprocess)")
+    p.add_argument("--timeout", type=float, default=10.0, help="seconds per case")
     p.add_argument("--report", action="append", default=[], metavar="FORMAT[:PATH]",
                    help="json, markdown or junit, to stdout or PATH (repeatable); default: a table")
     p.add_argument("--explore", type=Path, metavar="DIR",
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         name = args.impl or "reference"
         try:
-            backend = InProcess(resolve(name))
+            backend = InProcess(resolve(name), timeout=args.timeout)
         except (ImplementationNotFound, ImportError, AttributeError) as exc:
             print(f"incspec conform: cannot load implementation {name!r}: {exc}", file=sys.stderr)
             return 2

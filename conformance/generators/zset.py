@@ -82,5 +82,5 @@ def cases() -> Iterator[Case]:
                 f"Generated versions for the program {slug!r}: every version's output delta is "
                 "output(t) - output(t - 1) by the standard semantics.",
                 {"program": program}, [{**s, "expect": e} for s, e in zip(steps, expected, strict=True)],
-                cites=("DD-DEC-DATAFLOW", *cites), source="generated",
+                cites=("DD-DEC-DATAFLOW", "DD-EX-DELTA-N", *cites), source="generated",
                 features=("iterate",) if "iterate" in json.dumps(program) else ())

@@ -11,11 +11,13 @@ that each mutant (:mod:`conformance.mutants`) overrides exactly one of them.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from conformance import reducers
+from conformance.implementations.reference_fixpoint import ReferenceFixpointEngine
+from conformance.implementations.reference_stream import ReferenceStreamEngine
+from conformance.implementations.reference_zset import ReferenceZSetEngine
 from conformance.protocols import (
     AREAS,
     EngineError,
@@ -145,7 +147,7 @@ class ReferenceReduceEngine:
 
 
 class ReferenceImplementation:
-    """The reference implementation: every area whose oracle exists in ``reference/``."""
+    """The reference implementation: all four areas, every feature the suite defines."""
 
     name = "reference"
 
@@ -161,28 +163,13 @@ class ReferenceImplementation:
         return ReferenceReduceEngine()
 
     def fixpoint_engine(self) -> FixpointEngine | None:
-        engine: FixpointEngine | None = _engine("reference_fixpoint", "ReferenceFixpointEngine")
-        return engine
+        return ReferenceFixpointEngine()
 
     def zset_engine(self) -> ZSetEngine | None:
-        engine: ZSetEngine | None = _engine("reference_zset", "ReferenceZSetEngine")
-        return engine
+        return ReferenceZSetEngine()
 
     def stream_engine(self) -> StreamEngine | None:
-        engine: StreamEngine | None = _engine("reference_stream", "ReferenceStreamEngine")
-        return engine
-
-
-def _engine(module: str, cls: str) -> Any:
-    """A fresh engine of ``conformance.implementations.<module>``, or ``None`` while the
-    area's oracle has not landed in ``reference/``."""
-    try:
-        found = importlib.import_module(f"conformance.implementations.{module}")
-    except ModuleNotFoundError as exc:
-        if exc.name and (exc.name.startswith("reference.") or exc.name.endswith(module)):
-            return None
-        raise
-    return getattr(found, cls)()
+        return ReferenceStreamEngine()
 
 
 implementation = ReferenceImplementation()

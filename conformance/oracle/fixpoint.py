@@ -1,7 +1,7 @@
 """Oracle for the ``fixpoint`` area: the live set recomputed from scratch by
 :func:`reference.fixpoint.general_pattern.live_set` (lfp of F_G, FIX-DEF-1).
 
-Operations: ``make`` (roots and edges) and ``apply`` (a batch of root and edge
+Operations: ``make`` (roots and edges; the first operation, and only that one) and ``apply`` (a batch of root and edge
 additions and removals, FIX-DEC-BATCH: removals first, then additions;
 removing an absent root or edge and adding a present one are no-ops).
 Observations: ``current`` = lfp(F'), ``added`` = lfp(F') \\ lfp(F),
@@ -57,7 +57,9 @@ def denotational(steps: Sequence[Mapping[str, Any]]) -> list[Observation]:
     edges: frozenset[tuple[Any, Any]] = frozenset()
     current: frozenset[Any] = frozenset()
     out = []
-    for step in steps:
+    for i, step in enumerate(steps):
+        if (step["op"] == "make") != (i == 0):
+            raise ValueError("a fixpoint case makes its graph once, in its first operation")
         roots, edges = next_graph(roots, edges, step)
         new = live_set(roots, edges)
         out.append(observe(current, new))

@@ -148,7 +148,7 @@ class Product(Group[tuple[Any, Any]]):
 
 
 def linear_extension(group: Group[A], f: Callable[[Multiset], A]) -> Callable[[ZSet], A]:
-    """DD-PROP-LINEAR-EXTENSION: the unique linear extension ``f̄ : A(X) -> G`` of a
+    """DD-CLAIM-LINEAR-EXTENSION: the unique linear extension ``f̄ : A(X) -> G`` of a
     linear ``f : C(X) -> G``, "given by ``f̄(c) = Σ_{x ∈ X} c(x) f(x)``" (``f(x)``: ``f``
     of the singleton multiset ``{x}``)."""
 

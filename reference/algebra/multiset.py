@@ -54,7 +54,7 @@ class Multiset(Weighted):
         merged = dict(self._w)
         for e, w in other._w.items():
             merged[e] = merged.get(e, 0) + w
-        return Multiset(merged)
+        return Multiset._from_clean(merged)  # positive + positive: no zero, no negative
 
     def difference(self, other: Multiset) -> Multiset:
         """M \\ N: multiplicities subtract, truncated at zero."""

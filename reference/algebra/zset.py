@@ -38,10 +38,10 @@ class ZSet(Weighted):
         merged = dict(self._w)
         for e, w in other._w.items():
             merged[e] = merged.get(e, 0) + w
-        return ZSet(merged)
+        return ZSet._from_clean({e: w for e, w in merged.items() if w != 0})
 
     def __neg__(self) -> ZSet:
-        return ZSet({e: -w for e, w in self._w.items()})
+        return ZSet._from_clean({e: -w for e, w in self._w.items()})
 
     def __sub__(self, other: ZSet) -> ZSet:
         return self + (-other)

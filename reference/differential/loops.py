@@ -84,7 +84,8 @@ def differential_loop_equation(
         return g.integrate(df(g.delta(a)))
 
     def F(d: Stream[int, Any]) -> Stream[int, Any]:
-        lifted = Stream.tabulate(d.domain, lambda i: f(streams.integrate(d)(i)))
+        integrated = streams.integrate(d)
+        lifted = Stream.tabulate(d.domain, lambda i: f(integrated(i)))
         return streams.add(
             delta_ingress(streams, dc), feedback(streams, streams.delta(lifted))
         )

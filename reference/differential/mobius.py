@@ -103,15 +103,13 @@ class StreamGroup(Group[Stream[Any, Any]]):
         return Stream.tabulate(self.domain, lambda t: self.inner.neg(a(t)))
 
     def delta(self, a: Stream[Any, Any]) -> Stream[Any, Any]:
-        g = self.inner
-        return Stream.tabulate(
-            self.domain,
-            lambda t: g.sum(
-                g.scale(self.order.mobius(s, t), g.delta(a(s)))
-                for s in self.order.down(t)
-                if self.order.mobius(s, t) != 0
-            ),
-        )
+        g, order = self.inner, self.order
+
+        def at(t: Any) -> Any:
+            weighted = ((order.mobius(s, t), s) for s in order.down(t))
+            return g.sum(g.scale(mu, g.delta(a(s))) for mu, s in weighted if mu != 0)
+
+        return Stream.tabulate(self.domain, at)
 
     def integrate(self, a: Stream[Any, Any]) -> Stream[Any, Any]:
         g = self.inner

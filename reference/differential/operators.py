@@ -49,7 +49,7 @@ An element of the wrong shape for a function raises
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from itertools import product
 from types import MappingProxyType
 from typing import Any
@@ -294,9 +294,3 @@ def linear_rule(f: Callable[[ZSet], ZSet], trace: Trace, t: Time) -> ZSet:
     (Proposition 1.3)."""
     return f(trace.get(t, ZSet.zero()))
 
-
-def sum_of(zsets: Iterable[ZSet]) -> ZSet:
-    total = ZSet.zero()
-    for z in zsets:
-        total = total + z
-    return total

@@ -8,7 +8,10 @@ finding no counterexample is not a proof.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from reference.algebra.group import Integers
+from reference.differential.differentials import bilinear_rule_chain, lift2
 from reference.differential.mobius import Stream, mobius_by_recursion, mobius_transform, summation
 from reference.differential.orders import Naturals
 
@@ -58,15 +61,36 @@ def inversion_n_law_broken(a: int, b: int, c: int) -> bool:
     return strict == f
 
 
+def _mul(x: int, y: int) -> int:
+    return x * y
+
+
+def _chain_without_correction(
+    f: Callable[[int, int], int], cod: Integers, c: Stream[int, int], d: Stream[int, int],
+    dc: Stream[int, int], dd: Stream[int, int], t: int,
+) -> int:
+    """The bilinear rule with its correction term ``- f(δc_n, δd_n)`` dropped."""
+    return cod.add(f(c(t), dd(t)), f(dc(t), d(t)))
+
+
+def _bilinear_n_holds(rule: Callable[..., int], c0: int, c1: int, d0: int, d1: int) -> bool:
+    """``rule`` at n = 1 equals δ(mul^N(c, d))_1 computed by the reference δ_N and lifting."""
+    n, z = Naturals(), Integers()
+    c, d = Stream((0, 1), (c0, c1)), Stream((0, 1), (d0, d1))
+    dc, dd = mobius_transform(n, z, c), mobius_transform(n, z, d)
+    expected = mobius_transform(n, z, lift2(_mul)(c, d))(1)
+    return bool(rule(_mul, z, c, d, dc, dd, 1) == expected)
+
+
 def bilinear_n_law(c0: int, c1: int, d0: int, d1: int) -> bool:
-    """DD-CLAIM-BILINEAR-N for f = mul on Z at n = 1:
-    δ(f^N(c, d))_1 = c_1 δd_1 + δc_1 d_1 - δc_1 δd_1.
+    """DD-CLAIM-BILINEAR-N for f = mul on Z at n = 1: the reference
+    :func:`~reference.differential.differentials.bilinear_rule_chain`
+    (δ(f^N(c, d))_1 = c_1 δd_1 + δc_1 d_1 - δc_1 δd_1) against δ_N of the lifted product.
 
     pre: -50 <= c0 <= 50 and -50 <= c1 <= 50 and -50 <= d0 <= 50 and -50 <= d1 <= 50
     post: __return__
     """
-    dc1, dd1 = c1 - c0, d1 - d0
-    return c1 * d1 - c0 * d0 == c1 * dd1 + dc1 * d1 - dc1 * dd1
+    return _bilinear_n_holds(bilinear_rule_chain, c0, c1, d0, d1)
 
 
 def bilinear_n_law_broken(c0: int, c1: int, d0: int, d1: int) -> bool:
@@ -75,8 +99,7 @@ def bilinear_n_law_broken(c0: int, c1: int, d0: int, d1: int) -> bool:
     pre: -50 <= c0 <= 50 and -50 <= c1 <= 50 and -50 <= d0 <= 50 and -50 <= d1 <= 50
     post: __return__
     """
-    dc1, dd1 = c1 - c0, d1 - d0
-    return c1 * d1 - c0 * d0 == c1 * dd1 + dc1 * d1
+    return _bilinear_n_holds(_chain_without_correction, c0, c1, d0, d1)
 
 
 HOLDS = ("mobius_n_law", "inversion_n_law", "bilinear_n_law")

@@ -15,6 +15,7 @@ Modules follow the paper's sections:
 - :mod:`.feedback`      (§3.8)   ``loop`` and tightening
 - :mod:`.tcp`           (§3.9)   the TCP model
 - :mod:`.representations` (§4)   full adder, defunctionalization, bounded static variation
+- :mod:`.progress`      (§5.2)   streaming progress: preserving the terminator
 - :mod:`.rewriting`              the equational laws over a small expression syntax
 - :mod:`.named`                  named processors for the conformance suite
 """

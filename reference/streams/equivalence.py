@@ -69,24 +69,62 @@ def check_batching_invariant(sigma: Processor, inputs: Sequence[Any],
                  f"of {len(inputs)} inputs", cases)
 
 
+#: Per input ``m``: ``m`` and the batchings it is cut into.
+Plan = list[tuple[Any, list[list[Any]]]]
+#: Per input: ``⟦σ⟧(m)`` and the output of ``σ`` on each batching of the plan.
+Runs = list[tuple[Any, list[Any]]]
+
+
+def batchings(M: Monoid[Any], inputs: Sequence[Any], exhaustive_up_to: int = EXHAUSTIVE_UP_TO) -> Plan:
+    return [(m, list(cuts(M, m, exhaustive_up_to))) for m in inputs]
+
+
+def _runs(sigma: Processor, plan: Plan) -> Runs:
+    F = run(sigma)
+    return [(F(m), [run_batches(sigma, batches) for batches in cut]) for m, cut in plan]
+
+
+def _compare(sigma: Processor, tau: Processor, plan: Plan, left: Runs, right: Runs,
+             exhaustive_up_to: int) -> Verdict:
+    """Both sides give ``⟦σ⟧(m)`` on every batching of every input of the plan."""
+    N = sigma.N
+    cases = 0
+    for (m, cut), (expected, lefts), (_, rights) in zip(plan, left, right, strict=True):
+        for batches, l_out, r_out in zip(cut, lefts, rights, strict=True):
+            cases += 1
+            if not (N.equal(l_out, expected) and N.equal(r_out, expected)):
+                return fails("STREAM-DEF-3.28", f"batchings of {len(plan)} inputs", cases,
+                             sigma=sigma.name, tau=tau.name, input=m, batches=batches,
+                             sigma_out=l_out, tau_out=r_out, sigma_whole=expected)
+    return holds("STREAM-DEF-3.28", f"{sigma.name} ∼ {tau.name} on {len(plan)} inputs, every batching "
+                 f"(exhaustive up to {exhaustive_up_to} generators)", cases)
+
+
 def check_equivalent(sigma: Processor, tau: Processor, inputs: Sequence[Any],
                      exhaustive_up_to: int = EXHAUSTIVE_UP_TO) -> Verdict:
     """STREAM-DEF-3.28: ``σ ∼ τ`` on ``inputs`` and all their batchings.
 
     A failing verdict names the input, the batching and both outputs."""
-    N = sigma.N
-    cases = 0
-    for m in inputs:
-        expected = run(sigma)(m)
-        for batches in cuts(sigma.M, m, exhaustive_up_to):
-            cases += 1
-            left, right = run_batches(sigma, batches), run_batches(tau, batches)
-            if not (N.equal(left, expected) and N.equal(right, expected)):
-                return fails("STREAM-DEF-3.28", f"batchings of {len(inputs)} inputs", cases,
-                             sigma=sigma.name, tau=tau.name, input=m, batches=batches,
-                             sigma_out=left, tau_out=right, sigma_whole=expected)
-    return holds("STREAM-DEF-3.28", f"{sigma.name} ∼ {tau.name} on {len(inputs)} inputs, every batching "
-                 f"(exhaustive up to {exhaustive_up_to} generators)", cases)
+    plan = batchings(sigma.M, inputs, exhaustive_up_to)
+    return _compare(sigma, tau, plan, _runs(sigma, plan), _runs(tau, plan), exhaustive_up_to)
+
+
+def check_equivalent_chain(chain: Sequence[Processor], inputs: Sequence[Any],
+                           exhaustive_up_to: int = EXHAUSTIVE_UP_TO) -> list[Verdict]:
+    """``[check_equivalent(chain[i - 1], chain[i], inputs) for i ≥ 1]``, with each
+    processor run once per batching: the outputs of ``chain[i]`` serve both steps
+    it is in whenever the two steps cut the inputs the same way."""
+    verdicts: list[Verdict] = []
+    plan: Plan | None = None
+    left: Runs = []
+    for sigma, tau in zip(chain, chain[1:], strict=False):
+        step_plan = batchings(sigma.M, inputs, exhaustive_up_to)
+        if step_plan != plan:
+            plan, left = step_plan, _runs(sigma, step_plan)
+        right = _runs(tau, step_plan)
+        verdicts.append(_compare(sigma, tau, step_plan, left, right, exhaustive_up_to))
+        left = right
+    return verdicts
 
 
 def equal_processors(sigma: Processor, tau: Processor, inputs: Sequence[Any],

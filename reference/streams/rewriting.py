@@ -7,7 +7,7 @@ function ``Expr → Expr`` applied at a position of a top-level ``Seq`` and
 raises :class:`RewriteError` when its left-hand side does not match. A
 :class:`Derivation` records the steps with the law and ID used; its
 :func:`check_derivation` checks every step with the equivalence checker
-(:func:`~reference.streams.equivalence.check_equivalent`), so the paper's
+(:func:`~reference.streams.equivalence.check_equivalent_chain`), so the paper's
 syntactic proofs are replayed step by step.
 """
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reference.algebra.monoid import Monoid, direct_product, state_monoid
-from reference.streams.equivalence import check_equivalent
+from reference.streams.equivalence import check_equivalent_chain
 from reference.streams.feedback import loop_processor
 from reference.streams.parallel import product
 from reference.streams.processors import Processor, pure
@@ -268,10 +268,4 @@ class Derivation:
 
 def check_derivation(d: Derivation, inputs: Sequence[Any]) -> list[Verdict]:
     """Check every step ``e_{i-1} ∼ e_i`` on ``inputs`` and all their batchings."""
-    verdicts: list[Verdict] = []
-    previous = denote(d.start)
-    for step in d.steps:
-        current = denote(step.expr)
-        verdicts.append(check_equivalent(previous, current, inputs))
-        previous = current
-    return verdicts
+    return check_equivalent_chain([denote(d.start), *(denote(step.expr) for step in d.steps)], inputs)

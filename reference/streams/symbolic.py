@@ -9,9 +9,13 @@ no counterexample within its time bound is not a proof.
 
 from __future__ import annotations
 
-from reference.algebra.monoid import free_monoid, integers, state_monoid
+from collections.abc import Callable
+
+from reference.algebra.monoid import direct_product, free_monoid, integers, state_monoid
+from reference.streams.feedback import fix_sequence_feedback
 from reference.streams.functions import PS, delta_PS, prefix_sum_compact
 from reference.streams.integral import D, I
+from reference.streams.parallel import merge
 from reference.streams.processors import o_after, o_total, pure, run
 from reference.streams.representations import f as adder
 from reference.streams.sequential import compose, eval_, fuse
@@ -72,32 +76,26 @@ def integral_derivative_law(a0: int, a1: int, a2: int) -> bool:
 
 
 def integral_derivative_law_broken(a0: int, a1: int, a2: int) -> bool:
-    """Broken twin: a 'derivative' subtracting the previous input twice.
+    """Broken twin: a derivative that drops its first entry (ε in place of ε⁻¹·a1).
 
     post: __return__
     """
     Z = integers()
-    xs = I(Z, (a0, a1, a2))
-    broken = (xs[0], xs[1] - 2 * xs[0] + xs[0], xs[2] - xs[1] - xs[1] + xs[0])
-    return broken == (a0, a1, a2)
-
-
-def shift_add_feedback(m: int, i: int) -> int:
-    """u_i of the fix sequence of F(m, u) = (u, u + m) (§3.8), iterated as the paper defines it."""
-    u = 0
-    for _ in range(i):
-        _, u = (u, u + m)
-    return u
+    xs = (a0, a1, a2)
+    broken_derivative = (Z.identity, *D(Z, I(Z, xs))[1:])
+    return broken_derivative == xs
 
 
 def fixed_point_iff_zero(m: int, i: int) -> bool:
-    """STREAM-EX-3.57-NONTERM: u_{i+1} = u_i iff m = 0.
+    """STREAM-CLAIM-3.57-NONTERM: u_{i+1} = u_i iff m = 0, for the fix sequence of the
+    reference ``shift_add`` (:func:`reference.streams.feedback.fix_sequence_feedback`).
 
     pre: 0 <= i <= 6
     pre: m >= 0
     post: __return__
     """
-    return (shift_add_feedback(m, i + 1) == shift_add_feedback(m, i)) == (m == 0)
+    us = fix_sequence_feedback(m, i + 1)
+    return (us[i + 1] == us[i]) == (m == 0)
 
 
 def fixed_point_iff_zero_broken(m: int, i: int) -> bool:
@@ -107,15 +105,27 @@ def fixed_point_iff_zero_broken(m: int, i: int) -> bool:
     pre: m >= 0
     post: __return__
     """
-    return (shift_add_feedback(m, i + 1) == shift_add_feedback(m, i)) == (m <= 1)
+    us = fix_sequence_feedback(m, i + 1)
+    return (us[i + 1] == us[i]) == (m <= 1)
+
+
+def _is_homomorphic(m: Callable[[tuple[int, int]], int], a: int, b: int, c: int, d: int) -> bool:
+    Z = integers()
+    ZZ = direct_product(Z, Z)
+    return bool(m(ZZ.op((a, b), (c, d))) == Z.op(m((a, b)), m((c, d))))
+
+
+def _product_merge(ab: tuple[int, int]) -> int:
+    return ab[0] * ab[1]
 
 
 def merge_homomorphism(a: int, b: int, c: int, d: int) -> bool:
-    """STREAM-PROP-3.43 on (Z, +): merge((a, b) · (c, d)) = merge((a, b)) + merge((c, d)).
+    """STREAM-PROP-3.43 on (Z, +): the reference ``merge`` satisfies
+    merge((a, b) · (c, d)) = merge((a, b)) + merge((c, d)) in Z × Z → Z.
 
     post: __return__
     """
-    return (a + c) + (b + d) == (a + b) + (c + d)
+    return _is_homomorphic(merge(integers()), a, b, c, d)
 
 
 def merge_homomorphism_broken(a: int, b: int, c: int, d: int) -> bool:
@@ -123,7 +133,7 @@ def merge_homomorphism_broken(a: int, b: int, c: int, d: int) -> bool:
 
     post: __return__
     """
-    return (a + c) * (b + d) == a * b + c * d
+    return _is_homomorphic(_product_merge, a, b, c, d)
 
 
 def full_adder_law(a0: int, a1: int, a2: int, b0: int, b1: int, b2: int, c: int) -> bool:

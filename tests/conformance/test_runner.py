@@ -11,6 +11,7 @@ import pytest
 from conformance import runner
 from conformance.cli import main as incspec
 from conformance.execute import Expectations, InProcess, execute, exit_status
+from conformance.implementations import SHORT_NAMES
 from conformance.loader import Filter, load_cases, select
 from conformance.mutants.reduce_mutants import MUTANTS as REDUCE_MUTANTS
 
@@ -84,6 +85,44 @@ def test_unknown_implementation_is_a_usage_error(capsys: pytest.CaptureFixture[s
 
 def test_spark_is_resolved_by_name_only_at_run_time() -> None:
     """``--impl spark`` names a module the suite never imports itself."""
-    assert runner.SHORT_NAMES["spark"] == "spark_impl.conformance_adapter:implementation"
+    assert SHORT_NAMES["spark"] == "spark_impl.conformance_adapter:implementation"
     source = "\n".join(p.read_text() for p in Path(runner.__file__).parent.rglob("*.py"))
     assert "import spark_impl" not in source and "from spark_impl" not in source
+
+
+def test_a_malformed_observation_is_errored_not_a_crash() -> None:
+    from conformance.execute import judge
+    from conformance.protocols import CaseResult
+
+    zset_case = next(c for c in CASES if c.area == "zset")
+    status, _, message = judge(zset_case, CaseResult(zset_case.id, "result", ({"output": [["x", "heavy"]]},)))
+    assert status == "errored" and "malformed observation" in message
+
+
+def test_a_hung_in_process_engine_is_reported_and_the_run_goes_on() -> None:
+    import threading
+
+    from conformance.implementations.reference_impl import (
+        ReferenceImplementation,
+        ReferenceReduceEngine,
+    )
+
+    release = threading.Event()
+    loads: list[int] = []
+
+    class HangsOnFirstLoad(ReferenceReduceEngine):
+        def load(self, collection):  # type: ignore[no-untyped-def]
+            loads.append(1)
+            if len(loads) == 1:
+                release.wait(30)  # hangs until the test ends
+            return super().load(collection)
+
+    class HangingOnce(ReferenceImplementation):
+        def reduce_engine(self) -> ReferenceReduceEngine:
+            return HangsOnFirstLoad()
+
+    cases = [c for c in CASES if c.area == "reduce"][:3]
+    _, outcomes = execute(InProcess(HangingOnce(), timeout=0.5), cases)
+    release.set()
+    assert [o.status for o in outcomes] == ["errored", "pass", "pass"]
+    assert "timed out" in outcomes[0].message

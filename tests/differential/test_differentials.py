@@ -207,15 +207,16 @@ def nonlinear2(c: ZSet, d: ZSet) -> ZSet:
 
 
 def check_prop2(f: Any, inner: Group[Any], order: LocallyFiniteOrder[Any], domain: tuple[Any, ...],
-                c: Stream[Any, Any], d: Stream[Any, Any], part: str) -> None:
+                c: Stream[Any, Any], d: Stream[Any, Any], parts: str) -> None:
+    """The listed parts (``"1"``, ``"23"``, ...) of Proposition 2 against δ(f^T)(c, d)."""
     g = StreamGroup(inner, order, domain)
     expected = delta_of_lift2(f, g, g, c, d)
     for t in domain:
-        if part == "1":
+        if "1" in parts:
             assert proposition_2_general(f, g, g, g, c, d, t) == expected(t)
-        elif part == "2":
+        if "2" in parts:
             assert proposition_2_bilinear(f, g, g, g, c, d, t) == expected(t)
-        else:
+        if "3" in parts:
             down = order.down(t)
             assert inner.sum(f(c(r), d(s)) for r in down for s in down if order.sup(r, s) == t) == expected(t)
 
@@ -226,13 +227,13 @@ def check_prop2(f: Any, inner: Group[Any], order: LocallyFiniteOrder[Any], domai
 @pytest.mark.parametrize(("name", "order", "domain"), SMALL_DOMAINS[:1] + SMALL_DOMAINS[2:], ids=IDS)
 def test_prop2_exhaustive(name: str, order: LocallyFiniteOrder[Any], domain: tuple[Any, ...]) -> None:
     """On Z: f(a, b) = a·b² (part 1, not bilinear) and f = mul (parts 2-3, bilinear,
-    δ(f) = f): every pair of streams into {-1,0,1} on N<=2 and P({0,1})."""
+    δ(f) = f), streams into {-1,0,1}: on N<=2 every pair (27 × 27); on P({0,1}) every
+    c against every third d (81 × 27)."""
     streams = list(all_int_streams(domain, range(-1, 2)))
     for c in streams:
         for d in streams[:: max(1, len(streams) // 27)]:
             check_prop2(lambda a, b: a * b * b, INTS, order, domain, c, d, "1")
-            check_prop2(lambda a, b: a * b, INTS, order, domain, c, d, "2")
-            check_prop2(lambda a, b: a * b, INTS, order, domain, c, d, "3")
+            check_prop2(lambda a, b: a * b, INTS, order, domain, c, d, "23")
 
 
 @pytest.mark.spec("DD-PROP-2", evidence="property", part="1")
@@ -249,8 +250,7 @@ def test_prop2_property(name: str, order: LocallyFiniteOrder[Any], domain: tuple
     @given(streams, streams)
     def check(c: Stream[Any, ZSet], d: Stream[Any, ZSet]) -> None:
         check_prop2(nonlinear2, ZSETS, order, domain, c, d, "1")
-        check_prop2(join, ZSETS, order, domain, c, d, "2")
-        check_prop2(join, ZSETS, order, domain, c, d, "3")
+        check_prop2(join, ZSETS, order, domain, c, d, "23")
 
     check()
 
@@ -292,10 +292,11 @@ def test_bilinear_formula_over_naturals_exhaustive() -> None:
 @pytest.mark.spec("DD-CLAIM-BILINEAR-N", evidence="property")
 @given(streams_in(StreamGroup(ZSETS, N, tuple(range(5)))), streams_in(StreamGroup(ZSETS, N, tuple(range(5)))))
 def test_bilinear_formula_join_property(c: Stream[int, ZSet], d: Stream[int, ZSet]) -> None:
-    """The same for join of Z-sets (keyed by the element's value mod 2)."""
+    """The same for join of Z-sets keyed by the element's value mod 3 (elements 0..3:
+    0 and 3 share a key, so distinct elements join)."""
 
     def keyed(s: Stream[int, ZSet]) -> Stream[int, ZSet]:
-        return Stream.tabulate(s.domain, lambda t: map_zset("dup", s(t)))
+        return Stream.tabulate(s.domain, lambda t: map_zset("key_mod3", s(t)))
 
     c, d = keyed(c), keyed(d)
     expected = mobius_transform(N, ZSETS, lift2(join)(c, d))

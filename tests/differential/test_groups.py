@@ -82,7 +82,7 @@ def multisets_over(values: range, max_mult: int) -> list[Multiset]:
     return [Multiset(dict(zip(values, ms, strict=True))) for ms in product(range(max_mult + 1), repeat=len(values))]
 
 
-@pytest.mark.spec("DD-PROP-LINEAR-EXTENSION", evidence="exhaustive")
+@pytest.mark.spec("DD-CLAIM-LINEAR-EXTENSION", evidence="exhaustive")
 @pytest.mark.parametrize(("name", "f", "group"), LINEAR_ON_MULTISETS)
 def test_linear_extension_exhaustive(name: str, f: Any, group: Any) -> None:
     """Over X = {0,1,2}: the extension agrees with f on every multiset of multiplicity
@@ -100,7 +100,7 @@ def test_linear_extension_exhaustive(name: str, f: Any, group: Any) -> None:
         assert ext(c) == group.sub(f(plus), f(minus))
 
 
-@pytest.mark.spec("DD-PROP-LINEAR-EXTENSION", evidence="property")
+@pytest.mark.spec("DD-CLAIM-LINEAR-EXTENSION", evidence="property")
 @given(st.lists(st.tuples(st.integers(0, 5), st.integers(-3, 3))), st.lists(st.integers(0, 5)))
 def test_linear_extension_property(pairs: list[tuple[int, int]], xs: list[int]) -> None:
     c, m = ZSet.from_pairs(pairs), Multiset.from_iterable(xs)

@@ -164,3 +164,34 @@ def test_restriction_example() -> None:
     long = n_streams(INTS, 3).delta(Stream((0, 1, 2, 3), (1, 4, 9, 16)))
     short = n_streams(INTS, 2).delta(Stream((0, 1, 2), (1, 4, 9)))
     assert long.values == (1, 3, 5, 7) and short.values == (1, 3, 5)
+
+
+# --- sparseness: where the output can change ------------------------------------------------
+
+
+@pytest.mark.spec("DD-CLAIM-SPARSENESS", evidence="example")
+def test_output_difference_where_the_input_has_none() -> None:
+    """N^2: c = {x} at (1,0) and at (0,1), nothing at (1,1). The collections are {x},
+    {x}, {x:2}; distinct gives {x} at all three, so its difference at (1,1) is
+    {x} - {x} - {x} + 0 = -{x} (by hand), although c_(1,1) = 0. The rule used by the
+    dataflow reference agrees, x being affected at (1,1) through both coordinates."""
+    x = ZSet({7: 1})
+    trace: Trace = {(1, 0): x, (0, 1): x}
+    assert definition(distinct, trace, naturals_power(2).down((1, 1)), 2)((1, 1)) == ZSet({7: -1})
+    assert keyed_rule(distinct, element_key, trace, (1, 1)) == ZSet({7: -1})
+
+
+@pytest.mark.spec("DD-CLAIM-SPARSENESS", evidence="exhaustive")
+def test_sparseness_holds_on_a_chain_and_fails_on_n2() -> None:
+    """Every trace giving one element a weight in -1..1 at each time, f = distinct:
+    on N <= 3 (a chain, 81 traces) no output difference is non-zero at a time without
+    input difference; on N^2 <= (1,1) (81 traces) some are (counted)."""
+    violations: dict[int, int] = {}
+    for d, top in ((1, (3,)), (2, (1, 1))):
+        times = naturals_power(d).down(top)
+        violations[d] = 0
+        for weights in product(range(-1, 2), repeat=len(times)):
+            trace: Trace = {t: ZSet({0: w}) for t, w in zip(times, weights, strict=True)}
+            out = definition(distinct, trace, times, d)
+            violations[d] += sum(1 for t in times if trace[t].is_empty() and not out(t).is_empty())
+    assert violations[1] == 0 and violations[2] > 0

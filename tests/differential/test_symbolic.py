@@ -8,58 +8,25 @@ that it really fails. Bound: 4 s per condition (about 1 s of CPU in all).
 
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from reference.differential import symbolic
+from tests.crosshair_laws import crosshair_outcomes
+from tests.crosshair_laws import holds_and_twin_fails as check_law
 
 pytestmark = pytest.mark.symbolic
-
-LINE = re.compile(r"^.*?:(?P<line>\d+): (?P<level>error|info): (?P<message>.*)$")
-CALL = re.compile(r"calling (?P<name>\w+)\((?P<args>[-\d, ]*)\)")
+PER_CONDITION_TIMEOUT = 4
 
 
 @pytest.fixture(scope="module")
 def outcomes() -> dict[str, str]:
     """Law name -> "refuted: <message>" | "confirmed" | "not confirmed"."""
     pytest.importorskip("crosshair")
-    source = Path(symbolic.__file__)
-    result = subprocess.run(
-        [sys.executable, "-m", "crosshair", "check", "--report_all",
-         "--per_condition_timeout=4", symbolic.__name__],
-        capture_output=True, text=True, timeout=300, cwd=source.parents[2],
-    )
-    assert result.returncode in (0, 1), result.stderr
-    lines = source.read_text(encoding="utf-8").splitlines()
-    found: dict[str, str] = {}
-    for raw in result.stdout.splitlines():
-        match = LINE.match(raw)
-        if not match:
-            continue
-        at = int(match["line"]) - 1
-        name = next(lines[i].split("(")[0].removeprefix("def ") for i in range(at, -1, -1)
-                    if lines[i].startswith("def "))
-        if match["level"] == "error":
-            found[name] = f"refuted: {match['message']}"
-        else:
-            found[name] = "confirmed" if match["message"].startswith("Confirmed") else "not confirmed"
-    assert set(found) == set(symbolic.HOLDS) | set(symbolic.FAILS), result.stdout
-    return found
+    return crosshair_outcomes(symbolic, PER_CONDITION_TIMEOUT)
 
 
 def holds_and_twin_fails(outcomes: dict[str, str], law: str) -> None:
-    assert outcomes[law] in ("confirmed", "not confirmed"), outcomes[law]
-    twin = outcomes[f"{law}_broken"]
-    assert twin.startswith("refuted: "), twin
-    call = CALL.search(twin)
-    assert call is not None and call["name"] == f"{law}_broken"
-    args = [int(a) for a in call["args"].split(",")]
-    assert not getattr(symbolic, f"{law}_broken")(*args)  # the reported call really fails
-    assert getattr(symbolic, law)(*args)  # and the law holds there
+    check_law(symbolic, outcomes, law)
 
 
 @pytest.mark.spec("DD-CLAIM-MU-N", evidence="symbolic")

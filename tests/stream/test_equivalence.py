@@ -7,7 +7,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reference.algebra.monoid import free_monoid, state_monoid
-from reference.streams.equivalence import check_batching_invariant, check_equivalent, cuts
+from reference.streams.equivalence import (
+    check_batching_invariant,
+    check_equivalent,
+    check_equivalent_chain,
+    cuts,
+)
 from reference.streams.functions import prefix_sum_compact
 from reference.streams.processors import Processor, pure
 from reference.streams.rewriting import (
@@ -40,6 +45,18 @@ def test_batching_dependent_processor_is_rejected() -> None:
     verdict = check_equivalent(counted, batch_counter(), [(1, 2)])
     assert not verdict and verdict.counterexample is not None
     assert verdict.counterexample["sigma_whole"] == (0,)
+
+
+def test_chain_checker_agrees_with_the_pairwise_checker() -> None:
+    """check_equivalent_chain (each processor run once per batching) gives the verdicts
+    of check_equivalent on each consecutive pair, a failing middle step included."""
+    ident = pure(lambda m: m, LISTS, LISTS, "id")
+    chain = [ident, batch_counter(), ident, pure(lambda m: m, LISTS, LISTS, "id'")]
+    xs = [(1, 2), (), (3,)]
+    chained = check_equivalent_chain(chain, xs)
+    pairwise = [check_equivalent(a, b, xs) for a, b in zip(chain, chain[1:], strict=False)]
+    assert chained == pairwise
+    assert [bool(v) for v in chained] == [False, False, True]
 
 
 @pytest.mark.spec("STREAM-DEF-3.28", evidence="property")

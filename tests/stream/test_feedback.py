@@ -192,8 +192,8 @@ def test_right_tightening_example() -> None:
 # --- the loop without a fixed point ------------------------------------------
 
 
-@pytest.mark.spec("STREAM-EX-3.57-NONTERM", evidence="exhaustive", part="1=>2")
-@pytest.mark.spec("STREAM-EX-3.57-NONTERM", evidence="exhaustive", part="2=>1")
+@pytest.mark.spec("STREAM-CLAIM-3.57-NONTERM", evidence="exhaustive", part="1=>2")
+@pytest.mark.spec("STREAM-CLAIM-3.57-NONTERM", evidence="exhaustive", part="2=>1")
 def test_fixed_point_iff_zero_exhaustive() -> None:
     """For every m ≤ 30: a fixed point within 40 rounds iff m = 0; u_i = i·m throughout."""
     for m in range(31):
@@ -202,15 +202,15 @@ def test_fixed_point_iff_zero_exhaustive() -> None:
         assert reaches_fixed_point(m, 40) == (m == 0)
 
 
-@pytest.mark.spec("STREAM-EX-3.57-NONTERM", evidence="property", part="1=>2")
-@pytest.mark.spec("STREAM-EX-3.57-NONTERM", evidence="property", part="2=>1")
+@pytest.mark.spec("STREAM-CLAIM-3.57-NONTERM", evidence="property", part="1=>2")
+@pytest.mark.spec("STREAM-CLAIM-3.57-NONTERM", evidence="property", part="2=>1")
 @given(st.integers(0, 10**6), st.integers(1, 60))
 def test_fixed_point_iff_zero_property(m: int, rounds_: int) -> None:
     assert reaches_fixed_point(m, rounds_) == (m == 0)
     assert check_stream_function(shift_add(), [(m, 0), (0, m), (1, 2)])
 
 
-@pytest.mark.spec("STREAM-EX-3.57-NONTERM", evidence="example", part="2=>1")
+@pytest.mark.spec("STREAM-CLAIM-3.57-NONTERM", evidence="example", part="2=>1")
 def test_fixed_point_example() -> None:
     assert fix_sequence_feedback(0, 3) == (0, 0, 0, 0)
     assert fix_sequence_feedback(2, 3) == (0, 2, 4, 6)

@@ -281,9 +281,18 @@ def test_decomposition_property(xs: list[tuple[int, ...]], m: tuple[int, ...]) -
     sigma = decompose(sf)
     assert check_processor(sigma, xs, states=xs)
     assert run(sigma)(m) == PS(m)
+
+
+@pytest.mark.spec("STREAM-THM-3.18", evidence="example")
+def test_decomposition_of_pairs() -> None:
+    """The generic construction on Pairs into Z-sets (a commutative, non-free monoid):
+    f is a homomorphism into State[M, N], and run gives Pairs of the product, by hand:
+    Pairs(({0}, {1:2}) · ({1:-1}, ∅)) = ({0} + {1:-1}) ⊗ {1:2} = {(0,1):2, (1,1):-2}."""
     zz = [(ZSet({0: 1}), ZSet({1: 2})), (ZSet({1: -1}), ZSet())]
     pz = decompose(pairs_function(zset_tensor()))
     assert check_processor(pz, zz, states=zz)
+    both = pz.M.op(zz[0], zz[1])
+    assert run(pz)(both) == ZSet({(0, 1): 2, (1, 1): -2})
 
 
 @pytest.mark.spec("STREAM-THM-3.18", evidence="exhaustive")

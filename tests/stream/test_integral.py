@@ -81,3 +81,21 @@ def test_eq1_closed_form(xs: tuple[int, ...], s: int, t: int) -> None:
     sigma, tau = integral_processor(Z), derivative_processor(Z)
     s1, inner = f_star(tau.f)(sigma.f(xs))(s)
     assert (s1, inner(t)) == eq1(Z, xs, s, t)
+
+
+@pytest.mark.spec("STREAM-THM-3.38", evidence="exhaustive", part="I;D=id")
+def test_eq1_closed_form_on_s3() -> None:
+    """Eq. (1) where the order of t⁻¹·s·a1 matters: every list of length ≤ 2 over the
+    non-commutative S3 (43 lists) and every pair of states s, t (36). (The reading
+    s·t⁻¹·a1 differs from the processors on 756 of the 1548 cases.)"""
+    sigma, tau = integral_processor(S3), derivative_processor(S3)
+    assert S3.inverse is not None
+    inv, other_reading = S3.inverse, 0
+    for n in range(3):
+        for xs in cartesian(PERMS, repeat=n):
+            for s, t in cartesian(PERMS, repeat=2):
+                s1, inner = f_star(tau.f)(sigma.f(xs))(s)
+                assert (s1, inner(t)) == eq1(S3, xs, s, t)
+                if xs:
+                    other_reading += inner(t)[1][0] != S3.op(S3.op(s, inv(t)), xs[0])
+    assert other_reading == 756

@@ -58,7 +58,7 @@ def test_tcp_examples() -> None:
     assert delivered(run(tcp([("hold", 2)], 100, [], 1))(rounds_input(L, 2))) == tuple(L)
 
 
-@pytest.mark.spec("STREAM-DEF-3.9-TCP", evidence="example")
+@pytest.mark.spec("STREAM-DEF-3.61-TCP", evidence="example")
 def test_receiver_and_nets() -> None:
     """The receiver delivers in order and requests the next number; nets drop to ⊤ and hold."""
     rec = receiver()
