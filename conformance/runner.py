@@ -14,6 +14,7 @@ failure passed; 1 otherwise; 2 on a usage error.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from importlib import resources
@@ -102,8 +103,24 @@ def explore(name: str, areas: Sequence[str], regressions: Path, examples: int) -
     return 1 if found else 0
 
 
+def importable_from_here() -> None:
+    """Let ``--impl mymodule:attr`` find a module in the current directory, as
+    ``python -m`` would (an installed ``incspec`` script does not put it on the path)."""
+    here = os.getcwd()
+    if here not in sys.path and "" not in sys.path:
+        sys.path.insert(0, here)
+
+
+def cannot_load(name: str, exc: Exception) -> int:
+    hint = (" (run from the folder that holds the module, or put it on PYTHONPATH)"
+            if isinstance(exc, ModuleNotFoundError) else "")
+    print(f"incspec conform: cannot load implementation {name!r}: {exc}{hint}", file=sys.stderr)
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    importable_from_here()
     for spec in args.report:
         if spec.partition(":")[0] not in reports.FORMATS:
             print(f"incspec conform: unknown report format in {spec!r} "
@@ -122,8 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return explore(args.impl or "reference", args.area, args.explore, args.examples)
         except (ImplementationNotFound, ImportError, AttributeError) as exc:
-            print(f"incspec conform: cannot load implementation: {exc}", file=sys.stderr)
-            return 2
+            return cannot_load(args.impl or "reference", exc)
     backend: Backend
     if args.impl_cmd:
         backend = SubprocessImplementation(args.impl_cmd, timeout=args.timeout)
@@ -133,8 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             backend = InProcess(resolve(name), timeout=args.timeout)
         except (ImplementationNotFound, ImportError, AttributeError) as exc:
-            print(f"incspec conform: cannot load implementation {name!r}: {exc}", file=sys.stderr)
-            return 2
+            return cannot_load(name, exc)
         expectations_path = args.expectations or default_expectations(name)
     expectations = Expectations.read(expectations_path) if expectations_path else None
     show = None if args.no_progress else progress_printer(len(cases), sys.stderr)

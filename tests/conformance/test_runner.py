@@ -126,3 +126,20 @@ def test_a_hung_in_process_engine_is_reported_and_the_run_goes_on() -> None:
     release.set()
     assert [o.status for o in outcomes] == ["errored", "pass", "pass"]
     assert "timed out" in outcomes[0].message
+
+
+def test_an_engine_module_in_the_current_directory_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The installed ``incspec`` script does not put the working directory on the path;
+    ``--impl myengine:implementation`` from the engine's folder must still work."""
+    import sys
+
+    (tmp_path / "my_scratch_engine.py").write_text(
+        "from conformance.implementations.reference_impl import implementation\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    assert incspec(["conform", "--impl", "my_scratch_engine:implementation", "--area", "stream",
+                    "--no-progress"]) == 0
+    monkeypatch.delitem(sys.modules, "my_scratch_engine")
+    assert incspec(["conform", "--impl", "not_here:implementation", "--no-progress"]) == 2
+    assert "PYTHONPATH" in capsys.readouterr().err
