@@ -49,10 +49,10 @@ def test_explore_command_writes_a_replayable_regression(tmp_path: Path) -> None:
     from conformance.runner import main
 
     assert main(["--impl", "mutant/reduce-decline-ignored", "--explore", str(tmp_path),
-                 "--area", "reduce", "--examples", "100"]) == 1
+                 "--area", "reduce", "--examples", "20"]) == 1
     assert main(["--impl", "mutant/reduce-decline-ignored", "--cases", str(tmp_path), "--no-progress"]) == 1
     assert main(["--impl", "reference", "--cases", str(tmp_path), "--no-progress"]) == 0
-    assert main(["--impl", "reference", "--explore", str(tmp_path / "none"), "--area", "stream",
+    assert main(["--impl", "reference", "--explore", str(tmp_path / "none"), "--area", "fixpoint",
                  "--examples", "5"]) == 0
 
 
