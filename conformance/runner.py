@@ -7,8 +7,9 @@ Examples::
     incspec conform --impl-cmd "node my_engine.js" --report json:report.json --report junit:junit.xml
     incspec conform --mutants
 
-Exit status: 0 when no ``must`` case failed or errored and no listed known
-failure passed; 1 otherwise; 2 on a usage error.
+Exit status: 0 when no ``must`` case failed or errored, no listed known
+failure passed and every listed known failure names a case; 1 otherwise; 2 on a
+usage error.
 """
 
 from __future__ import annotations
@@ -127,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"(choose from {', '.join(reports.FORMATS)})", file=sys.stderr)
             return 2
     try:
-        cases = select(load_cases(args.cases), Filter(args.area, args.id, args.feature, args.level))
+        every_case = load_cases(args.cases)
+        cases = select(every_case, Filter(args.area, args.id, args.feature, args.level))
     except CaseFileError as exc:
         print(f"incspec conform: {exc}", file=sys.stderr)
         return 2
@@ -152,6 +154,10 @@ def main(argv: list[str] | None = None) -> int:
             return cannot_load(name, exc)
         expectations_path = args.expectations or default_expectations(name)
     expectations = Expectations.read(expectations_path) if expectations_path else None
+    unknown = sorted(set(expectations.known_failures) - {c.id for c in every_case}) if expectations else []
+    for case_id in unknown:
+        print(f"incspec conform: {expectations_path}: {case_id} is no case (its content, hence its ID, "
+              "changed?): a stale known failure", file=sys.stderr)
     show = None if args.no_progress else progress_printer(len(cases), sys.stderr)
     try:
         hs, outcomes = execute(backend, cases, expectations, show)
@@ -163,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     write_reports(args.report or [], lambda fmt: reports.FORMATS[fmt](hs, outcomes), sys.stdout)
     table = reports.text(hs, outcomes, verbose=args.verbose)
     (sys.stderr if any(":" not in r for r in args.report) else sys.stdout).write(table)
-    return exit_status(outcomes)
+    return max(exit_status(outcomes), 1 if unknown else 0)
 
 
 if __name__ == "__main__":

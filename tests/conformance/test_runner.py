@@ -143,3 +143,15 @@ def test_an_engine_module_in_the_current_directory_is_found(
     monkeypatch.delitem(sys.modules, "my_scratch_engine")
     assert incspec(["conform", "--impl", "not_here:implementation", "--no-progress"]) == 2
     assert "PYTHONPATH" in capsys.readouterr().err
+
+
+def test_a_known_failure_that_names_no_case_is_reported(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An expectations entry whose case changed (so its ID did) is stale: reported, exit status 1."""
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps({"known_failures": [{"id": "reduce.sum-worked-example.00000000",
+                                                    "reason": "was broken"}]}))
+    args = ["conform", "--impl", "reference", "--area", "stream", "--no-progress"]
+    assert incspec([*args, "--expectations", str(path)]) == 1
+    assert "reduce.sum-worked-example.00000000 is no case" in capsys.readouterr().err
+    assert incspec(args) == 0
