@@ -49,11 +49,38 @@ def _key_leaves_the_view(case: Case) -> bool:
 
 #: Where each mutant's fault can show: every case that kills it must be one of these
 #: (a kill elsewhere would be an incidental difference, not the fault).
+def _removes(case: Case) -> bool:
+    return any(s.args.get("remove_edges") or s.args.get("remove_roots") for s in case.steps)
+
+
+def _adds_edges_after_make(case: Case) -> bool:
+    return any(s.op == "apply" and s.args.get("add_edges") for s in case.steps)
+
+
+def _a_value_repeats_under_a_key(case: Case) -> bool:
+    """Some key may hold a value twice: a repeat within a load, or Δ⁺ on what was loaded or
+    added (removals ignored, so this over-approximates, as a filter of possible kills must)."""
+    held: dict[object, list[object]] = {}
+    for s in case.steps:
+        if s.op == "load":
+            held = {}
+        for key, values in (*s.args.get("collection", ()), *s.args.get("plus", ())):
+            held.setdefault(key, []).extend(values)
+        if any(len(set(vs)) < len(vs) for vs in held.values()):
+            return True
+    return False
+
+
 WHERE_THE_FAULT_SHOWS: dict[str, Callable[[Case], bool]] = {
+    "reduce-set-not-multiset": _a_value_repeats_under_a_key,
     "reduce-adds-before-removes": lambda c: "ill-formed-reducers" in c.features,
     "reduce-emptied-key-kept": _key_leaves_the_view,
     "reduce-decline-ignored": lambda c: "declining-remove" in c.features,
     "reduce-invalid-delta-accepted": lambda c: any(s.expect.get("error") == "invalid-delta" for s in c.steps),
+    "fixpoint-no-rederivation": _removes,
+    "fixpoint-ranks-restart-at-zero": _removes,
+    "fixpoint-cycle-support": _removes,
+    "fixpoint-seeds-only-new-roots": _adds_edges_after_make,
     "zset-join-without-delta-delta": lambda c: '"join"' in _program(c),
     "zset-distinct-as-linear": lambda c: '"distinct"' in _program(c),
     "zset-mismatched-partitions": lambda c: '"join"' in _program(c),
