@@ -47,6 +47,7 @@ def test_a_failing_must_case_makes_the_exit_status_non_zero(tmp_path: Path) -> N
     # listed as known failures with a reason: xfail, and the run is green
     expectations = Expectations({i: "collapses duplicates" for i in failing})
     _, again = execute(InProcess(impl), [c for c in CASES if c.area == "reduce"], expectations)
+    assert [o.case.id for o in again if o.status == "xfail"] == failing
     assert {o.status for o in again} <= {"pass", "xfail", "unsupported"} and exit_status(again) == 0
     # a known failure that passes is reported, and fails the run (a stale expectations file)
     passing = next(o.case.id for o in outcomes if o.status == "pass")
