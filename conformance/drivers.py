@@ -39,19 +39,16 @@ def _reduce_observation(o: ReduceObservation) -> Observation:
     return {"view": wire.pairs(o.view), "changes": wire.pairs(o.changes), **_work(o.work)}
 
 
-def _values(raw: Any) -> dict[Any, list[Any]]:
-    return wire.keyed_values(raw)
-
-
 def run_reduce(engine: ReduceEngine, step: Step) -> Observation:
     a = step.args
     if step.op == "declare":
         engine.declare(a["reducer"], thaw(a.get("params", {})))
         return {}
     if step.op == "load":
-        return _reduce_observation(engine.load(_values(a["collection"])))
+        return _reduce_observation(engine.load(wire.keyed_values(a["collection"])))
     if step.op == "apply":
-        return _reduce_observation(engine.apply(_values(a.get("plus", ())), _values(a.get("minus", ()))))
+        return _reduce_observation(engine.apply(wire.keyed_values(a.get("plus", ())),
+                                                wire.keyed_values(a.get("minus", ()))))
     raise EngineError("malformed-input", f"unknown reduce operation {step.op!r}")
 
 

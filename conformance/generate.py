@@ -43,16 +43,17 @@ def target_files(root: Path, by_area: dict[str, list[Case]]) -> dict[Path, str]:
 
 
 def stamp(root: Path) -> list[Path]:
-    """Re-stamp the IDs of hand-written case files whose content hash is stale."""
+    """Stamp the IDs of hand-written case files that have none or a stale content hash
+    (the ID is ``area.file-name.hash``; it goes first in the file)."""
     changed = []
     for path in sorted(root.rglob("*.json")):
         if GENERATED_DIR in path.parts:
             continue
         raw: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-        case = Case.from_json(raw)
+        case = Case.from_json({"id": "", **raw})  # a new hand-written case may have no ID yet
         new_id = f"{case.area}.{path.stem}.{case.expected_hash()}"
         if raw.get("id") != new_id:
-            raw["id"] = new_id
+            raw = {"id": new_id, **{k: v for k, v in raw.items() if k != "id"}}
             path.write_text(json.dumps(raw, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
             changed.append(path)
     return changed

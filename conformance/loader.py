@@ -38,15 +38,17 @@ def read_case(path: Path) -> Case:
         raw: Any = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise CaseFileError(f"{path}: not JSON: {exc}") from exc
+    restamp = f"stamp it with: incspec generate-cases --stamp --root {path.parent}"
     try:
         validate_case(raw, str(path))
     except SchemaError as exc:
-        raise CaseFileError(str(exc)) from exc
+        hint = f"; {restamp}" if isinstance(raw, dict) and "id" not in raw else ""
+        raise CaseFileError(f"{exc}{hint}") from exc
     case = Case.from_json(raw)
     expected = f"{case.area}.{case.slug}.{case.expected_hash()}"
     if case.id != expected:
         raise CaseFileError(f"{path}: ID {case.id} does not match its content (expected {expected}); "
-                            "re-stamp with: incspec generate-cases --stamp")
+                            f"re-{restamp}")
     return case
 
 

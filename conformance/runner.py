@@ -7,13 +7,15 @@ Examples::
     incspec conform --impl-cmd "node my_engine.js" --report json:report.json --report junit:junit.xml
     incspec conform --mutants
 
-Exit status: 0 when no ``must`` case failed or errored and no listed known
-failure passed; 1 otherwise; 2 on a usage error.
+Exit status: 0 when no ``must`` case failed or errored, no listed known
+failure passed and every listed known failure names a case; 1 otherwise; 2 on a
+usage error.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from importlib import resources
@@ -102,15 +104,32 @@ def explore(name: str, areas: Sequence[str], regressions: Path, examples: int) -
     return 1 if found else 0
 
 
+def importable_from_here() -> None:
+    """Let ``--impl mymodule:attr`` find a module in the current directory, as
+    ``python -m`` would (an installed ``incspec`` script does not put it on the path)."""
+    here = os.getcwd()
+    if here not in sys.path and "" not in sys.path:
+        sys.path.insert(0, here)
+
+
+def cannot_load(name: str, exc: Exception) -> int:
+    hint = (" (run from the folder that holds the module, or put it on PYTHONPATH)"
+            if isinstance(exc, ModuleNotFoundError) else "")
+    print(f"incspec conform: cannot load implementation {name!r}: {exc}{hint}", file=sys.stderr)
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    importable_from_here()
     for spec in args.report:
         if spec.partition(":")[0] not in reports.FORMATS:
             print(f"incspec conform: unknown report format in {spec!r} "
                   f"(choose from {', '.join(reports.FORMATS)})", file=sys.stderr)
             return 2
     try:
-        cases = select(load_cases(args.cases), Filter(args.area, args.id, args.feature, args.level))
+        every_case = load_cases(args.cases)
+        cases = select(every_case, Filter(args.area, args.id, args.feature, args.level))
     except CaseFileError as exc:
         print(f"incspec conform: {exc}", file=sys.stderr)
         return 2
@@ -122,8 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return explore(args.impl or "reference", args.area, args.explore, args.examples)
         except (ImplementationNotFound, ImportError, AttributeError) as exc:
-            print(f"incspec conform: cannot load implementation: {exc}", file=sys.stderr)
-            return 2
+            return cannot_load(args.impl or "reference", exc)
     backend: Backend
     if args.impl_cmd:
         backend = SubprocessImplementation(args.impl_cmd, timeout=args.timeout)
@@ -133,10 +151,13 @@ def main(argv: list[str] | None = None) -> int:
         try:
             backend = InProcess(resolve(name), timeout=args.timeout)
         except (ImplementationNotFound, ImportError, AttributeError) as exc:
-            print(f"incspec conform: cannot load implementation {name!r}: {exc}", file=sys.stderr)
-            return 2
+            return cannot_load(name, exc)
         expectations_path = args.expectations or default_expectations(name)
     expectations = Expectations.read(expectations_path) if expectations_path else None
+    unknown = sorted(set(expectations.known_failures) - {c.id for c in every_case}) if expectations else []
+    for case_id in unknown:
+        print(f"incspec conform: {expectations_path}: {case_id} is no case (its content, hence its ID, "
+              "changed?): a stale known failure", file=sys.stderr)
     show = None if args.no_progress else progress_printer(len(cases), sys.stderr)
     try:
         hs, outcomes = execute(backend, cases, expectations, show)
@@ -148,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     write_reports(args.report or [], lambda fmt: reports.FORMATS[fmt](hs, outcomes), sys.stdout)
     table = reports.text(hs, outcomes, verbose=args.verbose)
     (sys.stderr if any(":" not in r for r in args.report) else sys.stdout).write(table)
-    return exit_status(outcomes)
+    return max(exit_status(outcomes), 1 if unknown else 0)
 
 
 if __name__ == "__main__":

@@ -11,12 +11,18 @@ behind is the shrunk case: commit it under ``conformance/cases/<area>/`` and
 it runs with every other case.
 
 Runs are kept short (a handful of steps, small key and node sets) so that
-shrinking takes seconds.
+shrinking takes seconds. Each area's *plans* (the reducers, programs or processors a
+run may use) are explored one by one, each with its share of the example budget, so
+that a fault in one plan is not missed by the luck of the draw; only plans whose
+features the implementation declares are used, and an operation it answers with the
+error class ``unsupported`` ends the comparison of that run (as the runner skips such
+a case), never a divergence.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -40,9 +46,11 @@ KEYS = ("a", "b", "c")
 VALUES = st.integers(min_value=0, max_value=5)
 NODES = ("r", "s", "a", "b", "c", "d")
 DEFAULT_STEPS = 12
+#: The fewest examples any one plan gets, however small the budget.
+MIN_EXAMPLES_PER_PLAN = 10
 #: The reducers the machine declares (name, params): well-formed, declining and one ill-formed.
-PLANS: tuple[tuple[str, dict[str, Any]], ...] = (("sum", {}), ("count", {}), ("min", {}), ("max", {}), ("saturating_sum", {"cap": 8}),
-         ("sum_bad_remove", {}))
+PLANS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("sum", {}), ("count", {}), ("min", {}), ("max", {}), ("saturating_sum", {"cap": 8}), ("sum_bad_remove", {}))
 
 #: (setup, steps) -> (expected observations, alternative expectation sequences)
 Oracle = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]],
@@ -84,6 +92,13 @@ class _Differential(RuleBasedStateMachine):
     impl: Implementation
     regressions: Path
     oracle: Oracle
+    #: The plans (indices into the area's list) this machine may draw from.
+    plans: tuple[int, ...] = (0,)
+
+    @classmethod
+    def plan_features(cls) -> list[tuple[str, ...]]:
+        """Per plan of the area, the features a case using it needs."""
+        return [()]
 
     def __init__(self) -> None:
         super().__init__()
@@ -92,6 +107,8 @@ class _Differential(RuleBasedStateMachine):
         self.observed: list[dict[str, Any]] = []
         self.setup: dict[str, Any] = {}
         self.built: list[bool] = []
+        self.declined = False
+        self.last_case: Case | None = None  # the case of the steps so far, with the oracle's expectations
 
     def case(self) -> Case:
         expected, alternatives = type(self).oracle(self.setup, self.steps)
@@ -106,9 +123,15 @@ class _Differential(RuleBasedStateMachine):
         return {}
 
     def do(self, step: dict[str, Any]) -> None:
+        if self.declined:
+            return
+        observed = _observe(self.area, self.engine, step, self.setup, self.built)
+        if observed.get("error") == "unsupported":
+            self.declined = True  # the implementation declines this run: nothing more to compare
+            return
         self.steps.append(step)
-        self.observed.append(_observe(self.area, self.engine, step, self.setup, self.built))
-        case = self.case()
+        self.observed.append(observed)
+        case = self.last_case = self.case()
         difference = judge_semantics(case, self.observed)
         if difference:
             path = self.regressions / self.area / f"{case.slug}.json"
@@ -132,13 +155,17 @@ class ReduceMachine(_Differential):
         super().__init__()
         self.C: dict[str, list[int]] = {}
 
+    @classmethod
+    def plan_features(cls) -> list[tuple[str, ...]]:
+        return [reducers.REDUCERS[name].features for name, _ in PLANS]
+
     def metadata(self) -> dict[str, Any]:
         spec = reducers.REDUCERS[self.steps[0]["reducer"]]
         return {"features": spec.features, "level": "must" if spec.well_formed else "should"}
 
-    @initialize(reducer=st.sampled_from(PLANS), collection=collections())
-    def start(self, reducer: tuple[str, dict[str, Any]], collection: list[list[Any]]) -> None:
-        name, params = reducer
+    @initialize(data=st.data(), collection=collections())
+    def start(self, data: st.DataObject, collection: list[list[Any]]) -> None:
+        name, params = PLANS[data.draw(st.sampled_from(self.plans), label="reducer")]
         self.do({"op": "declare", "reducer": name, "params": params})
         self.C = {}
         for k, vs in collection:
@@ -164,7 +191,7 @@ class ReduceMachine(_Differential):
         step = {"op": "apply", "plus": plus, "minus": minus}
         before = {k: list(vs) for k, vs in self.C.items()}
         self.do(step)
-        if "error" in self.case().steps[-1].expect:
+        if self.declined or (self.last_case is not None and "error" in self.last_case.steps[-1].expect):
             self.C = before
             return
         for k, vs in minus:
@@ -211,9 +238,6 @@ class FixpointMachine(_Differential):
         self.do(step)
 
 
-# --- entry points ---------------------------------------------------------------------
-
-
 # --- zset -------------------------------------------------------------------------------
 
 
@@ -222,9 +246,14 @@ class ZSetMachine(_Differential):
 
     area = "zset"
 
-    @initialize(plan=st.sampled_from(range(len(zset_generator.PROGRAMS))))
-    def start(self, plan: int) -> None:
-        _, program, _, rows = zset_generator.PROGRAMS[plan]
+    @classmethod
+    def plan_features(cls) -> list[tuple[str, ...]]:
+        return [("iterate",) if "iterate" in json.dumps(program) else ()
+                for _, program, _, _ in zset_generator.PROGRAMS]
+
+    @initialize(data=st.data())
+    def start(self, data: st.DataObject) -> None:
+        _, program, _, rows = zset_generator.PROGRAMS[data.draw(st.sampled_from(self.plans), label="program")]
         self.setup = {"program": program}
         self.rows = rows
 
@@ -242,9 +271,13 @@ class StreamMachine(_Differential):
 
     area = "stream"
 
-    @initialize(plan=st.sampled_from(range(len(stream_generator.PLANS))), seed=st.integers(0, 2**16))
-    def start(self, plan: int, seed: int) -> None:
-        processor, params, items_of = stream_generator.PLANS[plan]
+    @classmethod
+    def plan_features(cls) -> list[tuple[str, ...]]:
+        return [() for _ in stream_generator.PLANS]
+
+    @initialize(data=st.data(), seed=st.integers(0, 2**16))
+    def start(self, data: st.DataObject, seed: int) -> None:
+        processor, params, items_of = stream_generator.PLANS[data.draw(st.sampled_from(self.plans), label="processor")]
         self.setup = {"processor": processor, "params": params}
         self.items = items_of(random.Random(seed))
 
@@ -285,23 +318,38 @@ MACHINES: dict[str, type[_Differential]] = {
 }
 
 
-def machine(area: str, impl: Implementation, regressions: Path) -> type[_Differential]:
-    """The state machine class of ``area`` bound to ``impl``, writing regressions under ``regressions``."""
+def supported_plans(area: str, impl: Implementation) -> tuple[int, ...]:
+    """The plans of ``area`` whose features ``impl`` declares in its handshake."""
+    declared = set(impl.handshake().features)
+    return tuple(i for i, needs in enumerate(MACHINES[area].plan_features()) if declared >= set(needs))
+
+
+def machine(area: str, impl: Implementation, regressions: Path,
+            plans: Sequence[int] | None = None) -> type[_Differential]:
+    """The state machine class of ``area`` bound to ``impl``, writing regressions under
+    ``regressions``, drawing from ``plans`` (default: every plan ``impl`` supports)."""
     base = MACHINES[area]
     return type(f"{base.__name__}For{_slug(impl.handshake().name).title().replace('-', '')}", (base,), {
         "impl": impl, "regressions": regressions, "oracle": staticmethod(_oracle(area)),
+        "plans": tuple(supported_plans(area, impl) if plans is None else plans),
     })
 
 
 def explore(impl: Implementation, area: str, regressions: Path,
             config: settings | None = None) -> Divergence | None:
-    """Run the area's machine against ``impl``; the (shrunk) divergence found, or ``None``."""
-    cls = machine(area, impl, regressions)
-    try:
-        run_state_machine_as_test(cls, settings=config or settings(
-            max_examples=50, stateful_step_count=DEFAULT_STEPS, deadline=None, phases=PHASES))
-    except Divergence as found:
-        return minimize(impl, area, found)
+    """Run the area's machine against ``impl``, plan by plan; the (shrunk) divergence found, or
+    ``None``. Each supported plan gets an equal share of ``config.max_examples`` (at least
+    :data:`MIN_EXAMPLES_PER_PLAN`), so every reducer, program and processor is exercised."""
+    config = config or settings(max_examples=50, stateful_step_count=DEFAULT_STEPS, deadline=None,
+                                phases=PHASES)
+    plans = supported_plans(area, impl)
+    share = max(MIN_EXAMPLES_PER_PLAN, math.ceil(config.max_examples / max(len(plans), 1)))
+    for plan in plans:
+        try:
+            run_state_machine_as_test(machine(area, impl, regressions, (plan,)),
+                                      settings=settings(config, max_examples=share))
+        except Divergence as found:
+            return minimize(impl, area, found)
     return None
 
 

@@ -38,10 +38,11 @@ from reference.skip.core import (
     is_valid,
     reduce,
     reduce_at,
+    strict_remove,
     update,
     values_at,
 )
-from reference.skip.partial import declines, update_or_recompute
+from reference.skip.partial import declines, lifted_remove, update_or_recompute
 from reference.skip.view import total_view, view_changes
 from reference.skip.wellformed import (
     IncorrectUpdate,
@@ -57,6 +58,7 @@ from reference.skip.wellformed import (
     decide_incremental_correctness,
     ill_formedness_witness,
     incorrect_update,
+    inverse_law_fails,
     is_well_formed,
     reachable_accumulators,
     theorem_2_witness,
@@ -70,11 +72,11 @@ __all__ = [
     "enumeration_witness",
     "Collection", "Declined", "Delta", "InvalidDelta", "Reducer", "apply_delta", "check_valid",
     "collection_of", "delta_between", "delta_of", "fold", "fold_seq", "is_valid", "reduce",
-    "reduce_at", "update", "values_at",
-    "declines", "update_or_recompute",
+    "reduce_at", "strict_remove", "update", "values_at",
+    "declines", "lifted_remove", "update_or_recompute",
     "total_view", "view_changes",
     "IncorrectUpdate", "InverseLawFailure", "Reachable", "check_globally_well_formed",
     "check_incremental_correctness", "check_reducer", "check_remove_add_commutative", "check_skipdoc_well_formed",
-    "check_total", "check_well_formed", "decide_incremental_correctness", "ill_formedness_witness", "incorrect_update",
+    "check_total", "check_well_formed", "decide_incremental_correctness", "ill_formedness_witness", "incorrect_update", "inverse_law_fails",
     "is_well_formed", "reachable_accumulators", "theorem_2_witness", "well_formedness_failure",
 ]

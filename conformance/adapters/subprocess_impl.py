@@ -126,8 +126,8 @@ class SubprocessImplementation:
         process = _Process(self.argv)
         start = {"cmd": "start", "protocol": PROTOCOL_VERSION}
         validate_message("start", start)
-        process.send(start)
         try:
+            process.send(start)
             reply = process.receive("started", STARTUP_TIMEOUT)
         except ProtocolError:
             process.kill()

@@ -1,8 +1,9 @@
 """``incspec check-reducer TARGET``: check a custom reducer before trusting it.
 
-Exit status: 0 every checked property holds within the search, 1 a
-counterexample was found, 2 usage error (bad target, import failure, unknown
-domain, the reducer raised or hung on an input of its declared domains).
+Exit status: 0 every property holds within the search, 1 a counterexample was
+found, 2 usage error (bad target, import failure, unknown domain, the reducer
+raised or hung on an input of its declared domains, or a property that none of
+the chosen engines could search: it is not reported as holding).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A domain is written as a short string on the command line (or inferred from a
 type hint) and gives each search engine what it needs:
 
 * ``elements()``: the whole domain, when it is finite and small (exhaustive
-  search then *decides* statements quantified over it);
+  search then *decides* statements quantified over it), simplest first for integers;
 * ``sample()``: a small fixed set of probe values (exhaustive search over it is a
   deterministic spot check, never a decision, when the domain is infinite);
 * ``strategy()``: a Hypothesis strategy (with shrinking towards simple values);
@@ -89,13 +89,19 @@ class Domain:
 # --- the base domains ----------------------------------------------------------------
 
 
+def simplest_first(xs: Sequence[int]) -> tuple[int, ...]:
+    """0, 1, -1, 2, -2, ...: the exhaustive engine enumerates in this order, so the first
+    counterexample it finds is made of the smallest integers."""
+    return tuple(sorted(set(xs), key=lambda x: (abs(x), x < 0)))
+
+
 def int_domain(lo: int | None = None, hi: int | None = None) -> Domain:
     if lo is None or hi is None:
         return Domain(
             spec="int",
             description="all integers",
             finite_elements=None,
-            probe=tuple(range(-3, 4)),
+            probe=simplest_first(range(-3, 4)),
             make_strategy=lambda: st.integers(),
             annotation="int",
         )
@@ -105,8 +111,8 @@ def int_domain(lo: int | None = None, hi: int | None = None) -> Domain:
     return Domain(
         spec=f"int[{lo}..{hi}]",
         description=f"integers in [{lo}, {hi}]",
-        finite_elements=tuple(range(lo, hi + 1)) if size <= MAX_ENUMERATED else None,
-        probe=tuple(sorted({lo, hi, *(x for x in range(-3, 4) if lo <= x <= hi), lo + 1, hi - 1})),
+        finite_elements=simplest_first(range(lo, hi + 1)) if size <= MAX_ENUMERATED else None,
+        probe=simplest_first([lo, hi, *(x for x in range(-3, 4) if lo <= x <= hi), lo + 1, hi - 1]),
         make_strategy=lambda: st.integers(lo, hi),
         annotation="int",
         precondition=lambda var: [f"{lo} <= {var} <= {hi}"],

@@ -5,8 +5,8 @@ quantified over accumulators and values (SKIP-DEF-2, -7-GLOBAL, -7-SKIPDOC) are
 *decided*. SKIP-DEF-7 quantifies over every finite multiset M; it is decided
 when the values are finite and the closure of ι under ⊕ is finite and small,
 each of its elements b being fold_⊕(ι, M_b) for the multiset M_b of a path to
-it: every fold_⊕(ι, M) lies in the closure, so checking each M_b covers all M. Otherwise, and over infinite domains,
-the engine enumerates a fixed sample (``Domain.sample()``) and says so: a
+it: every fold_⊕(ι, M) lies in the closure, so checking each M_b covers all M.
+Otherwise, and over infinite domains, the engine enumerates a fixed sample (``Domain.sample()``) and says so: a
 deterministic spot check, not a decision. Instances come smallest first, so the
 first counterexample found is a minimal one.
 """
@@ -23,6 +23,7 @@ from conformance.check_reducer.search import (
     EngineResult,
     Problem,
     Stopwatch,
+    call_limited,
     evaluate,
     time_limit,
 )
@@ -52,25 +53,32 @@ def _split_instances(values: tuple[Any, ...], total: int) -> Iterator[dict[str, 
                     yield {"M0": M0, "D": D, "P": P}
 
 
-def reachable(problem: Problem, values: tuple[Any, ...]) -> dict[Any, tuple[Any, ...]] | None:
-    """Every accumulator fold_⊕(ι, M) with a smallest M reaching it (breadth first), or
-    None when there are more than MAX_REACHABLE (or one is unhashable)."""
-    R = problem.R
-    found: dict[Any, tuple[Any, ...]] = {R.initial: ()}
-    frontier = [R.initial]
+def reachable(problem: Problem, values: tuple[Any, ...],
+              depth: int | None = None) -> dict[Any, tuple[Any, ...]] | None:
+    """Every accumulator fold_⊕(ι, s) for sequences s over ``values`` (of length <= ``depth``
+    when given), each with a shortest s reaching it (breadth first); None when there are more
+    than MAX_REACHABLE, one is unhashable, add raised or hung (each call is under the per-call
+    time limit), or the problem's time is up."""
+    add = call_limited(problem, problem.R.add)
+    found: dict[Any, tuple[Any, ...]] = {problem.R.initial: ()}
+    frontier = [problem.R.initial]
+    level = 0
     try:
-        while frontier:
+        while frontier and (depth is None or level < depth):
+            level += 1
             following = []
             for a in frontier:
+                if problem.out_of_time():
+                    return None
                 for v in values:
-                    b = R.add(a, v)
+                    b = add(a, v)
                     if b not in found:
                         found[b] = found[a] + (v,)
                         following.append(b)
                         if len(found) > MAX_REACHABLE:
                             return None
             frontier = following
-    except Exception:  # unhashable accumulators, or add raised: the plain search reports it
+    except Exception:  # unhashable accumulators, or add raised or hung: the searches report it
         return None
     return found
 

@@ -10,7 +10,8 @@ values it says are equal, computed with ``fold_seq``, ``fold``, ``reduce``,
 tolerance mode compares; in exact mode the engines insist that the sides agree
 with the reference's check (``tests/check_reducer`` checks it too).
 
-Declining removes (Skip's ``null``, SKIP-DEC-PARTIAL): an instance on which
+Declining removes (Skip's ``null``, SKIP-DEC-PARTIAL; the reference's
+``strict_remove`` and ``lifted_remove`` are the two readings of ⊖ used here): an instance on which
 ``remove`` declines is *vacuous*, since the runtime recomputes that key from
 ``initial`` and ``add``; only answers that ``remove`` does give are checked. For
 ⊖'s commutativity a decline is absorbing (both orders declining agree, one
@@ -36,10 +37,12 @@ from reference.reduce import (
     fold,
     fold_seq,
     incorrect_update,
+    inverse_law_fails,
+    lifted_remove,
     reduce,
+    strict_remove,
     update,
 )
-from reference.skip.wellformed import inverse_law_fails
 
 #: what a law's variable ranges over: an accumulator, a value, or a finite multiset of values
 Kind = Literal["acc", "value", "bag"]
@@ -62,30 +65,6 @@ class Sides:
 #: Outcome of one instance: the sides, or DECLINED when ``remove`` declined (vacuous)
 DECLINED: Literal["declined"] = "declined"
 Outcome = Sides | Literal["declined"]
-
-
-def strict_remove(R: Reducer[Any, Any]) -> Callable[[Any, Any], Any]:
-    """⊖ as a total function that raises :class:`Declined` where ``remove`` returns None."""
-
-    def remove(a: Any, v: Any) -> Any:
-        result = R.remove(a, v)
-        if result is None:
-            raise Declined(v)
-        return result
-
-    return remove
-
-
-def lifted_remove(R: Reducer[Any, Any]) -> Callable[[Any, Any], Any]:
-    """⊖ on A ∪ {None}: a declined removal is absorbing (once the runtime recomputes, later
-    removals do not matter). The reference's SKIP-DEF-6 check (``check_reducer``) checks a
-    partial ⊖ as this operation, so both orders declining is agreement, and one order
-    declining while the other answers is not."""
-
-    def remove(a: Any, v: Any) -> Any:
-        return None if a is None else R.remove(a, v)
-
-    return remove
 
 
 def bag(values: Sequence[Any]) -> Multiset:

@@ -27,7 +27,7 @@ def render(report: dict[str, Any]) -> str:
     error = report.get("error")
     if error:
         out.append(f"error ({error['kind']}): {error['message']}")
-        return "\n".join(out) + "\n"
+        return "\n".join(out) + f"\nexit status 2: the check could not run ({error['kind']})\n"
     d = report["domains"]
     out += [
         f"  values:       {d['values']['spec']}  ({d['values']['description']})",
@@ -43,15 +43,21 @@ def render(report: dict[str, Any]) -> str:
         if report["tolerance_mode"] and line["status"] == "holds":
             verdict += " UP TO TOLERANCE"
         if line["declined"]:
-            verdict += f" ({line['declined']} declined)"
+            searched = sum(e["cases"] for e in line["engines"])
+            verdict += (f" VACUOUSLY (all {searched} declined)" if line["declined"] == searched
+                        else f" ({line['declined']} declined)")
         rows.append((line["id"], _property(line), verdict, ", ".join(line["found_by"])))
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     for r in rows:
-        out.append("  " + "  ".join(c.ljust(w) for c, w in zip(r[:3], widths, strict=True))
-                   + ("  " + r[3] if r[3] else ""))
+        out.append(("  " + "  ".join(c.ljust(w) for c, w in zip(r[:3], widths, strict=True))
+                    + "  " + r[3]).rstrip())
+    notes: dict[str, list[str]] = {}  # a note shared by several holding lines is shown once
     for line in report["lines"]:
-        if line["status"] == "holds" and line["explanation"]:
-            out += [""] + [f"  {line['id']}: {text}" for text in line["explanation"]]
+        if line["status"] == "holds":
+            for text in line["explanation"]:
+                notes.setdefault(text, []).append(line["id"])
+    for text, ids in notes.items():
+        out += ["", f"  {', '.join(dict.fromkeys(ids))}: {text}"]
     bad = [line for line in report["lines"] if line["status"] in ("fails", "error")]
     if bad:
         out += ["", "Counterexamples (minimal: smallest-first enumeration or shrunk by Hypothesis)"]
@@ -62,7 +68,9 @@ def render(report: dict[str, Any]) -> str:
         out.append(f"  {line['id']} ({line['title']}): {line['statement']}")
         out.append(f"    at {args}")
         if ce["error"]:
-            out.append(f"    the reducer raised {ce['error']}")
+            kind, _, message = ce["error"].partition(": ")
+            out.append(f"    the reducer hung: {message}" if kind == "CallTimeout"
+                       else f"    the reducer raised {ce['error']}")
         for name, value in (ce["sides"] or {}).items():
             out.append(f"    {name} = {value}")
         repeated = [text for text in line["explanation"] if text in shown_notes]
@@ -95,15 +103,27 @@ def render(report: dict[str, Any]) -> str:
             counts = (f"{e['cases']} instances, " if e["engine"] != "crosshair" else "") + (
                 f"{e['declined']} declined, " if e["declined"] else "")
             tag = "decided: " if e["decided"] else ""
-            out.append(f"    {e['engine']:<10} {ENGINE_WORDS[e['status']]:<11} {tag}{e['searched']} "
-                       f"({counts}{e['seconds']} s)")
+            spent = "" if e["status"] == "skipped" and not e["cases"] else f" ({counts}{e['seconds']} s)"
+            out.append(f"    {e['engine']:<10} {ENGINE_WORDS[e['status']]:<11} {tag}{e['searched']}{spent}")
             out += [f"                           {n}" for n in e["notes"]]
-    out += ["", f"exit status {report['exit_status']}: "
-            + {0: "every checked property holds within the search",
-               1: "a counterexample was found",
-               2: "usage error, the reducer raised or hung, or a property could not be "
-                  "checked at all"}[report["exit_status"]]]
+    out += ["", f"exit status {report['exit_status']}: {_exit_reason(report)}"]
     return "\n".join(out) + "\n"
+
+
+def _exit_reason(report: dict[str, Any]) -> str:
+    status = report["exit_status"]
+    if status == 0:
+        return "every property holds within the search" + (
+            ", UP TO TOLERANCE (weaker than the spec's =)" if report["tolerance_mode"] else "")
+    if status == 1:
+        return "a counterexample was found"
+    if any(line["status"] == "error" for line in report["lines"]):
+        return "the reducer raised or hung on an input of its domains (shown above)"
+    unchecked = [f"{line['id']} [{line['key']}]" for line in report["lines"]
+                 if line["status"] == "not checked"]
+    return (f"{len(unchecked)} of the properties could not be searched by the chosen engines "
+            f"({', '.join(unchecked)}: see why above); a property nobody searched is not "
+            "reported as holding. Add an engine (--engines) or choose other domains.")
 
 
 def _map(m: dict[str, str]) -> str:

@@ -60,8 +60,9 @@ def run_job(job: Job, timeout: float) -> dict[str, Any]:
             where = _read(folder / "progress") or "starting up"
             return error_report(job.target, "timeout",
                                 f"the search did not finish within {timeout} s and was killed "
-                                f"(it was at: {where}). The reducer may hang in native code, or "
-                                f"the search needs more time (--timeout).")
+                                f"(it was at: {where}). The reducer (or its module's import) "
+                                f"may hang where the per-call limit cannot stop it, e.g. in "
+                                f"native code, or the search needs more time (--timeout).")
         result = folder / "result.json"
         if not result.exists():
             where = _read(folder / "progress") or "starting up"

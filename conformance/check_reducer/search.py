@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import signal
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -95,6 +95,25 @@ def time_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+def call_limited(problem: Problem, f: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """``f`` with each call under the per-call time limit (it raises :class:`CallTimeout`
+    instead of hanging), for calls of the user's reducer outside :func:`evaluate`."""
+
+    def limited(a: Any, v: Any) -> Any:
+        with time_limit(problem.call_timeout):
+            return f(a, v)
+
+    return limited
+
+
+def describe_error(exc: BaseException) -> str:
+    """``"ZeroDivisionError: division by zero"``; exceptions with no message say what they mean."""
+    if isinstance(exc, MemoryError):
+        return ("MemoryError: out of memory under the search's memory limit (--memory-mb)"
+                + (f": {exc}" if str(exc) else ""))
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
 #: the reference's check and the law's sides disagree on one instance: a reducer whose answers
 #: change between calls, or accumulators whose == is not an equivalence, can cause this
 INCONSISTENT = ("Inconsistent: the reference's check and the law's sides disagree on this "
@@ -111,7 +130,7 @@ def evaluate(problem: Problem, law: Law, args: Mapping[str, Any]) -> Evaluation:
             outcome = law.evaluate(problem.R, args)
             by_reference = law.reference_holds(problem.R, args) if problem.equality.exact else None
     except (Exception, RecursionError, MemoryError) as exc:
-        return "raised", Finding(dict(args), error=f"{type(exc).__name__}: {exc}")
+        return "raised", Finding(dict(args), error=describe_error(exc))
     if outcome == DECLINED:
         if by_reference is False:
             return "raised", Finding(dict(args), error=INCONSISTENT)

@@ -11,7 +11,8 @@ one such function per law, e.g.::
 where ``_holds`` evaluates the law with the reference's functions on the user's
 reducer, and runs ``python -m crosshair check --analysis_kind=asserts
 --per_condition_timeout=T`` on it in a subprocess, one law at a time within a
-total time budget. A counterexample CrossHair prints is re-run concretely
+total time budget (the command gives it only the laws the other engines left open).
+A counterexample CrossHair prints is re-run concretely
 before it is reported. CrossHair finding none is not a proof: the verdict says
 what was given (time, bounds); "confirmed over all paths" is CrossHair's own
 claim for the bounded instance, reported as such.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -25,7 +26,7 @@ from conformance.check_reducer.laws import (
     bag,
     collection_and_delta,
 )
-from conformance.check_reducer.search import EngineResult, Finding, Problem, evaluate
+from conformance.check_reducer.search import EngineResult, Finding, Problem, evaluate, time_limit
 from reference.reduce import (
     InverseLawFailure,
     Reducer,
@@ -75,6 +76,12 @@ def combine(law: Law, results: Sequence[EngineResult]) -> LawVerdict:
     decided = any(r.decided for r in ran)
     return LawVerdict(law, "holds", decided, holds(law.spec_id, searched, cases, decided),
                       [], None, list(results))
+
+
+def vacuous(line: LawVerdict) -> bool:
+    """Every instance the concrete engines searched declined (CrossHair counts none)."""
+    counted = [r for r in line.engines if r.cases > 0]
+    return bool(counted) and all(r.declined == r.cases for r in counted)
 
 
 # --- explanations ------------------------------------------------------------------------
@@ -128,21 +135,6 @@ def float_explanation(problem: Problem, law: Law, finding: Finding) -> list[str]
     return []
 
 
-def reachable_within(problem: Problem, depth: int) -> set[Any] | None:
-    """Accumulators fold_⊕(ι, s) for sequences s of length <= depth over the value sample."""
-    found: set[Any] = {problem.R.initial}
-    frontier = [problem.R.initial]
-    try:
-        for _ in range(depth):
-            frontier = [problem.R.add(a, v) for a in frontier for v in problem.values.sample()]
-            found.update(frontier)
-            if len(found) > 20_000:
-                return None
-    except Exception:
-        return None
-    return found
-
-
 def _reachability(problem: Problem, a: Any) -> str:
     closure = reachable(problem, problem.values.sample()) if problem.values.is_finite else None
     if closure is not None:
@@ -150,7 +142,7 @@ def _reachability(problem: Problem, a: Any) -> str:
         return (f"a = {a!r} {where} reachable (the closure of ι under ⊕ over the finite V, "
                 f"{len(closure)} accumulators, was computed).")
     depth = problem.bounds.bag
-    near = reachable_within(problem, depth)
+    near = reachable(problem, problem.values.sample(), depth)
     if near is None:
         return "Whether a is reachable was not determined."
     where = "is among" if a in near else "is not among"
@@ -202,27 +194,31 @@ def theorem2_witness(problem: Problem, lines: Mapping[str, LawVerdict]) -> Witne
     else the reference's construction (``theorem_2_witness``, the proof of 2 ⇒ 1) from a
     SKIP-DEF-7 counterexample (M, v): C(k) = M ⊎ {v}, Δ⁻(k) = {v}, Δ⁺(k) = ∅. In both
     cases the reference's ``ill_formedness_witness`` (1 ⇒ 2) gives the way back."""
-    def11, def7 = lines.get("def11"), lines.get("def7")
-    R = problem.R
     try:
-        if def11 is not None and def11.status == "fails" and def11.finding:
-            C, delta = collection_and_delta(def11.finding.args)
-            failure = incorrect_update(R, C, delta)
-            source = f"SKIP-DEF-11 counterexample found by {', '.join(def11.found_by)}"
-            args = def11.finding.args
-        elif def7 is not None and def7.status == "fails" and def7.finding:
-            M, v = def7.finding.args["M"], def7.finding.args["v"]
-            failure = theorem_2_witness(R, bag(M), v)
-            source = "built by the reference from the SKIP-DEF-7 counterexample (proof of SKIP-THM-2)"
-            args = {"M0": tuple(M), "D": (v,), "P": ()}
-        else:
-            return None
-        if failure is None:
-            return None
-        back = ill_formedness_witness(R, failure)
-    except Exception:  # the reducer raised: its lines already say so
+        with time_limit(problem.call_timeout):  # about one law instance's calls of the reducer
+            return _theorem2_witness(problem.R, lines)
+    except Exception:  # the reducer raised or hung: its lines already say so
         return None
-    return Witness(args, failure.recomputed, failure.updated, source, back)
+
+
+def _theorem2_witness(R: Reducer[Any, Any], lines: Mapping[str, LawVerdict]) -> Witness | None:
+    def11, def7 = lines.get("def11"), lines.get("def7")
+    if def11 is not None and def11.status == "fails" and def11.finding:
+        C, delta = collection_and_delta(def11.finding.args)
+        failure = incorrect_update(R, C, delta)
+        source = f"SKIP-DEF-11 counterexample found by {', '.join(def11.found_by)}"
+        args = def11.finding.args
+    elif def7 is not None and def7.status == "fails" and def7.finding:
+        M, v = def7.finding.args["M"], def7.finding.args["v"]
+        failure = theorem_2_witness(R, bag(M), v)
+        source = "built by the reference from the SKIP-DEF-7 counterexample (proof of SKIP-THM-2)"
+        args = {"M0": tuple(M), "D": (v,), "P": ()}
+    else:
+        return None
+    if failure is None:
+        return None
+    return Witness(args, failure.recomputed, failure.updated, source,
+                   ill_formedness_witness(R, failure))
 
 
 def witness_parts(w: Witness) -> dict[str, Any]:
@@ -252,7 +248,13 @@ def complete_by_theorem_2(problem: Problem, lines: dict[str, LawVerdict]) -> Non
                                  "counterexample as in the proof of SKIP-THM-2 (2 ⇒ 1), and checked."])
 
 
+#: seconds the explanations (reachability, witnesses) may spend calling the reducer, after the
+#: engines' deadline and before the parent's kill
+EXPLAIN_SECONDS = 2.0
+
+
 def all_verdicts(problem: Problem, results: Sequence[EngineResult]) -> dict[str, LawVerdict]:
+    problem = dataclasses.replace(problem, deadline=time.monotonic() + EXPLAIN_SECONDS)
     lines = {law.key: combine(law, [r for r in results if r.law == law.key]) for law in LAWS}
     complete_by_theorem_2(problem, lines)
     for line in lines.values():
@@ -260,10 +262,18 @@ def all_verdicts(problem: Problem, results: Sequence[EngineResult]) -> dict[str,
             line.explanation += float_explanation(problem, line.law, line.finding)
     for key in ("def7-global", "def7-skipdoc"):
         lines[key].explanation += stronger_law_explanation(problem, lines[key], lines)
+    for line in lines.values():
+        if line.status == "holds" and vacuous(line):
+            line.explanation.append(
+                "Vacuous: remove declined on every instance searched, so this law was never "
+                "exercised. A remove that always declines is correct (the runtime recomputes the "
+                "key every time) but gains nothing from incrementality; if it should answer, is a "
+                "return statement missing?")
     premises = [lines[k] for k in ("def2-add", "def2-remove", "def7")]
     total = not any(r.declined for line in lines.values() for r in line.engines)
-    if total and lines["def11"].status == "holds" and not lines["def11"].decided and all(p.status == "holds" and p.decided
-                                                          for p in premises):
+    def11 = lines["def11"]
+    if total and def11.status == "holds" and not def11.decided and all(
+            p.status == "holds" and p.decided for p in premises):
         closure = reachable(problem, problem.values.sample())
         accs = problem.accumulators.elements()
         if closure is not None and accs is not None and all(a in accs for a in closure):

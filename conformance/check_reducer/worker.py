@@ -21,8 +21,8 @@ from typing import Any
 
 from conformance.check_reducer import exhaustive, property_search, symbolic
 from conformance.check_reducer.domains import SYNTAX_HELP, Domain, DomainError, parse_domain
-from conformance.check_reducer.laws import LAWS, Equality, Law
-from conformance.check_reducer.search import Bounds, EngineResult, Finding, Problem
+from conformance.check_reducer.laws import KEY, LAWS, Equality, Law
+from conformance.check_reducer.search import Bounds, EngineResult, Finding, Problem, time_limit
 from conformance.check_reducer.shapes import (
     TargetError,
     declared_carriers,
@@ -115,11 +115,13 @@ def settle_domains(job: Job, R: Any) -> tuple[Domain, Domain, str]:
     if missing or values is None or accs is None:
         raise UsageError(
             f"cannot infer the {' and '.join(missing)} domain of {job.target}: add and remove "
-            f"have no usable type hints"
-            + (" and the type of initial has no default domain" if "accumulator" in missing else "")
+            f"have no type hints with a default domain (int, float, bool, str, Fraction, "
+            f"tuple[...])"
+            + (" and the type of initial has none either" if "accumulator" in missing else "")
             + ". Say it with " + " and ".join(
-                {"value": "--values DOMAIN", "accumulator": "--acc DOMAIN"}[m] for m in missing)
-            + f", e.g. --values 'int[-5..5]' --acc int.\n{SYNTAX_HELP}")
+                {"value": "--values DOMAIN (e.g. --values 'int[-5..5]')",
+                 "accumulator": "--acc DOMAIN (e.g. --acc int)"}[m] for m in missing)
+            + f".\n{SYNTAX_HELP}")
     return values, accs, "; ".join(how)
 
 
@@ -163,7 +165,7 @@ def _witness(w: Witness | None) -> dict[str, Any] | None:
     return {"C": {repr(k): show(tuple(m.elements()), "bag") for k, m in parts["C"].items()},
             "delta_plus": {repr(k): show(tuple(m.elements()), "bag") for k, m in parts["delta_plus"].items()},
             "delta_minus": {repr(k): show(tuple(m.elements()), "bag") for k, m in parts["delta_minus"].items()},
-            "key": "'k'", "recomputed": show(w.recomputed), "incremental": show(w.incremental),
+            "key": repr(KEY), "recomputed": show(w.recomputed), "incremental": show(w.incremental),
             "source": w.source, "inverse_law_fails_at": _inverse(w)}
 
 
@@ -181,21 +183,27 @@ def error_report(target: str, kind: str, message: str) -> dict[str, Any]:
             "error": {"kind": kind, "message": message}}
 
 
-def sanity_check(R: Any, values: Domain) -> None:
+def sanity_check(R: Any, values: Domain, call_timeout: float) -> None:
     """Catch the commonest slip before searching: an add that returns None (a missing
     ``return``), which would make every law hold vacuously."""
     for v in values.sample()[:3]:
         try:
-            result = R.add(R.initial, v)
+            with time_limit(call_timeout):
+                result = R.add(R.initial, v)
         except Exception:
-            return  # the engines report it with its input
+            return  # raised or hung: the engines report it with its input
         if result is None:
             raise UsageError(f"add(initial, {v!r}) returned None: add must return the new "
                              "accumulator (is a return statement missing?)")
 
 
 def exit_status(lines: Mapping[str, LawVerdict]) -> int:
-    """2 if the reducer raised or a line could not be checked at all, 1 if a law fails, else 0."""
+    """2 if the reducer raised or a line could not be checked at all, 1 if a law fails, else 0.
+
+    A line no engine could search ("not checked": e.g. ``--engines crosshair`` on a domain
+    without a symbolic encoding) gives 2, not 0: exit 0 says every property holds within the
+    search, and a script must not read a property nobody searched as holding. Like a usage
+    error, the fix is the caller's (another engine or domain); a counterexample still gives 1."""
     statuses = {v.status for v in lines.values()}
     if "error" in statuses:
         return 2
@@ -223,9 +231,10 @@ def search(job: Job) -> dict[str, Any]:
     remaining = job.search_until - time.time() if job.search_until else search_time(job.timeout)
     deadline = time.monotonic() + max(remaining, 0.5)
     try:
+        progress(job, f"importing {job.target}")  # an import that hangs is killed at --timeout
         R = load_reducer(job.target)
         values, accs, how = settle_domains(job, R)
-        sanity_check(R, values)
+        sanity_check(R, values, job.call_timeout)
     except (TargetError, UsageError) as exc:
         return error_report(job.target, "usage", str(exc))
     equality = Equality(job.rel_tol, job.abs_tol)
@@ -233,23 +242,42 @@ def search(job: Job) -> dict[str, Any]:
                       Bounds(job.bag, job.exhaustive_total, job.exhaustive_cap), job.call_timeout,
                       deadline=deadline)
     results: list[EngineResult] = []
+    # engines run in the order exhaustive, Hypothesis, CrossHair; a law one of them has refuted
+    # is not searched further, so the time goes to the laws still open
+    refuted: dict[str, list[str]] = {}
+
+    def record(found: list[EngineResult]) -> None:
+        results.extend(found)
+        for r in found:
+            if r.status in ("fails", "raised"):
+                refuted.setdefault(r.law, []).append(r.engine)
+
+    def not_run(engine: str, law: Law) -> EngineResult:
+        by = " and ".join(refuted[law.key])
+        return EngineResult(engine, law.key, "skipped", f"not run: {by} already found a counterexample")
+
     slots = [(law, engine) for law in LAWS for engine in ("exhaustive", "hypothesis")
              if engine in job.engines]
     # CrossHair runs last; keep its share of the time (at most half) out of the other slots
     reserve = min(job.crosshair_total, search_time(job.timeout) / 2) if "crosshair" in job.engines else 0.0
     for i, (law, engine) in enumerate(slots):
+        if law.key in refuted:
+            results.append(not_run(engine, law))
+            continue
         share = (problem.deadline - reserve - time.monotonic()) / (len(slots) - i)
         slot = dataclasses.replace(problem, deadline=time.monotonic() + max(share, 0.0))
         progress(job, f"{engine} search of {law.spec_id} ({law.key})")
         if engine == "exhaustive":
-            results += exhaustive.run(slot, (law,))
+            record(exhaustive.run(slot, (law,)))
         else:
-            results += property_search.run(slot, job.examples, job.seed, (law,))
+            record(property_search.run(slot, job.examples, job.seed, (law,)))
     if "crosshair" in job.engines:
         progress(job, "CrossHair search")
         budget = symbolic.SymbolicBudget(job.crosshair_per_condition, job.crosshair_total,
                                          job.crosshair_iterations)
-        results += symbolic.run(problem, job.target, budget)
+        results += [not_run("crosshair", law) for law in LAWS if law.key in refuted]
+        results += symbolic.run(problem, job.target, budget,
+                                tuple(law for law in LAWS if law.key not in refuted))
     lines = all_verdicts(problem, results)
     witness = theorem2_witness(problem, lines)
     return {

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from conformance.cases_model import Case
-from conformance.execute import InProcess, execute
+from conformance.execute import InProcess, Outcome, execute
 from conformance.mutants import Mutant, all_mutants
 
 
@@ -18,13 +18,14 @@ class Kill:
     killed: bool
     by: tuple[str, ...]  # IDs of the cases that killed it
     cases_run: int
+    outcomes: tuple[Outcome, ...] = ()  # every case of its area, as judged
 
 
 def run_mutant(mutant: Mutant, cases: Sequence[Case]) -> Kill:
     mine = [c for c in cases if c.area == mutant.area]
     _, outcomes = execute(InProcess(mutant.make()), mine)
     by = tuple(o.case.id for o in outcomes if o.status in ("fail", "errored") or o.cost == "fail")
-    return Kill(mutant, bool(by), by, len(mine))
+    return Kill(mutant, bool(by), by, len(mine), tuple(outcomes))
 
 
 def kill_score(cases: Sequence[Case], mutants: Sequence[Mutant] | None = None) -> list[Kill]:

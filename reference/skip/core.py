@@ -190,7 +190,10 @@ class Declined(Exception):
         super().__init__(f"remove declined value {value!r}: recompute the key (SKIP-DEC-PARTIAL)")
 
 
-def _remove_strict(R: Reducer[A, V]) -> Callable[[A, V], A]:
+def strict_remove(R: Reducer[A, V]) -> Callable[[A, V], A]:
+    """⊖ as a total operation A x V -> A that raises :class:`Declined` where ``remove``
+    declines (returns None; SKIP-DEC-PARTIAL). :func:`update` folds with it."""
+
     def remove(a: A, v: V) -> A:
         result = R.remove(a, v)
         if result is None:
@@ -205,4 +208,4 @@ def update(R: Reducer[A, V], a_k: A, delta: Delta, k: Any) -> A:
 
     Removals first, then additions. Raises :class:`Declined` if ``remove`` declines.
     """
-    return fold(R.add, fold(_remove_strict(R), a_k, delta.removed(k)), delta.added(k))
+    return fold(R.add, fold(strict_remove(R), a_k, delta.removed(k)), delta.added(k))

@@ -14,6 +14,7 @@ after the delta. For a reducer that never declines this is Def. 10 unchanged.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from reference.algebra.multiset import Multiset
@@ -30,6 +31,19 @@ def update_or_recompute(R: Reducer[A, V], a_k: A, delta: Delta, k: Any, C_next_k
         return update(R, a_k, delta, k)
     except Declined:
         return fold(R.add, R.initial, C_next_k)
+
+
+def lifted_remove(R: Reducer[A, V]) -> Callable[[A | None, V], A | None]:
+    """⊖ lifted to A ∪ {None} -> A ∪ {None}: a declined removal (None) is absorbing, since
+    once the runtime recomputes the key, later removals do not matter. Def. 6's pairwise
+    commutativity of a partial ⊖ is that of this operation
+    (:func:`reference.skip.wellformed.check_reducer`): both orders declining agree, one
+    order declining while the other answers does not."""
+
+    def remove(a: A | None, v: V) -> A | None:
+        return None if a is None else R.remove(a, v)
+
+    return remove
 
 
 def declines(R: Reducer[A, V], a: A, v: V) -> bool:

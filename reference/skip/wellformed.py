@@ -32,7 +32,7 @@ from reference.skip.core import (
     reduce_at,
     values_at,
 )
-from reference.skip.partial import update_or_recompute
+from reference.skip.partial import lifted_remove, update_or_recompute
 from reference.verdict import Verdict, fails, holds
 
 A = TypeVar("A")
@@ -186,15 +186,12 @@ def check_reducer(
     (once the runtime recomputes, later removals do not matter), so a partial
     ⊖ is checked as the operation A ∪ {None} x V -> A ∪ {None} that maps None
     to None (at a = None both sides are None, so only a ∈ A is enumerated).
-    ``cases`` counts the triples (a, v1, v2) actually compared for ⊕ and ⊖."""
-
-    def remove_lifted(a: A | None, v: V) -> A | None:
-        return None if a is None else R.remove(a, v)
-
+    ``cases`` counts the triples (a, v1, v2) actually compared for ⊕ and ⊖
+    (⊖ as :func:`~reference.skip.partial.lifted_remove`)."""
     lifted: list[A | None] = list(accumulators)
     verdicts = {
         "add": check_pairwise_commutative(R.add, accumulators, values, exhaustive=exhaustive),
-        "remove": check_pairwise_commutative(remove_lifted, lifted, values,
+        "remove": check_pairwise_commutative(lifted_remove(R), lifted, values,
                                              exhaustive=exhaustive),
     }
     for name, verdict in verdicts.items():
@@ -322,12 +319,13 @@ def decide_incremental_correctness(
     start: Pair = (carrier, carrier)
     actions: dict[Pair, Multiset] = {start: Multiset()}
     frontier = [start]
+    remove = lifted_remove(R)
     while frontier:
         next_frontier: list[Pair] = []
         for f, g in frontier:
             for v in values:
                 f_next = tuple(R.add(x, v) for x in f)
-                g_next = tuple(None if x is None else R.remove(x, v) for x in g)
+                g_next = tuple(remove(x, v) for x in g)
                 if any(x not in index for x in f_next) or any(
                     x is not None and x not in index for x in g_next
                 ):

@@ -125,7 +125,7 @@ def test_stronger_law_explanation_shows_the_unreachable_accumulator() -> None:
 
 def test_int_domain_bounds() -> None:
     d = int_domain(-2, 2)
-    assert d.elements() == (-2, -1, 0, 1, 2) and d.is_finite
+    assert d.elements() == (0, 1, -1, 2, -2) and d.is_finite
     assert d.preconditions("x") == ["-2 <= x <= 2"]
 
 

@@ -83,6 +83,19 @@ def test_a_python_level_hang_hits_the_per_call_limit_and_names_the_input(
     assert time.monotonic() - start < 30
 
 
+def test_a_hang_in_add_is_caught_everywhere_add_is_called(capsys: pytest.CaptureFixture[str]) -> None:
+    # besides the law instances, the exhaustive engine calls add to close ι under ⊕ over the
+    # finite V: that call is under the per-call limit too, so the run ends long before --timeout
+    start = time.monotonic()
+    status, report = run([f"{BAD}:hangs_in_add", "--values", "int[0..9]", "--call-timeout", "0.3",
+                          "--engines", "exhaustive", "--timeout", "120"], capsys)
+    assert status == 2 and report["error"] is None
+    line = error_line(report)
+    assert line["counterexample"]["error"].startswith("CallTimeout")
+    assert "5" in json.dumps(line["counterexample"]["args"])
+    assert time.monotonic() - start < 40
+
+
 def test_a_native_hang_is_killed_by_the_total_time_limit(capsys: pytest.CaptureFixture[str]) -> None:
     start = time.monotonic()
     status, report = run([f"{BAD}:hangs_in_native_code", "--values", "int[0..1]", "--timeout", "4",
@@ -97,7 +110,8 @@ def test_memory_is_limited(capsys: pytest.CaptureFixture[str]) -> None:
     status, report = run([f"{BAD}:explodes", "--values", "int[0..1]", "--memory-mb", "300",
                           "--engines", "exhaustive"], capsys)
     assert status == 2
-    assert error_line(report)["counterexample"]["error"].startswith("MemoryError")
+    error = error_line(report)["counterexample"]["error"]
+    assert error.startswith("MemoryError: out of memory under the search's memory limit (--memory-mb)")
 
 
 def test_the_reducers_prints_do_not_corrupt_the_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -124,3 +138,17 @@ def test_a_slow_reducer_gets_a_partial_search_within_the_time_limit(
     assert status == 0 and report["error"] is None
     searched = [e["searched"] for line in report["lines"] for e in line["engines"]]
     assert any(s.endswith("stopped at the time limit") for s in searched)
+
+
+def test_a_property_no_chosen_engine_can_search_is_not_reported_as_holding(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # CrossHair has no symbolic encoding of fractions: every line is "not checked", exit 2
+    monkeypatch.chdir(FIXTURES.parents[2])
+    argv = ["examples/reducers/product.py:Product", "--values", "fraction[nonzero]",
+            "--engines", "crosshair"]
+    status, report = run(argv, capsys)
+    assert status == 2 and report["error"] is None
+    assert {line["status"] for line in report["lines"]} == {"not checked"}
+    assert main(argv) == 2
+    text = capsys.readouterr().out
+    assert "exit status 2: 6 of the properties could not be searched by the chosen engines" in text

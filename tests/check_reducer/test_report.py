@@ -58,3 +58,34 @@ def test_every_json_report_follows_the_schema(argv: list[str], capsys: pytest.Ca
     monkeypatch.chdir(ROOT)
     main(argv + ["--no-symbolic", "--examples", "30", "--json"])
     valid(json.loads(capsys.readouterr().out))
+
+
+def test_text_report_labels_the_tolerance_mode_as_weaker(capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    assert main(["examples/reducers/float_sum.py:float_sum", "--values", "float[-10.0..10.0]",
+                 "--acc", "float[-10.0..10.0]", "--rel-tol", "1e-9", "--abs-tol", "1e-9",
+                 "--no-symbolic", "--examples", "30"]) == 0
+    text = capsys.readouterr().out
+    assert "equality:     TOLERANCE MODE (weaker than the spec's =)" in text
+    table = text.split("What was searched")[0]
+    assert table.count("holds within search UP TO TOLERANCE") == 6
+    assert text.rstrip().endswith(
+        "exit status 0: every property holds within the search, UP TO TOLERANCE (weaker than the "
+        "spec's =)")
+
+
+def test_a_remove_that_always_declines_is_reported_as_vacuous(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # correct (the runtime always recomputes) but never exercised: the report must say so
+    target = f"{ROOT / 'tests' / 'check_reducer' / 'fixtures' / 'bad_reducers.py'}:remove_forgot_return"
+    argv = [target, "--values", "int[0..2]", "--no-symbolic", "--examples", "20"]
+    assert main(argv + ["--json"]) == 0
+    lines = {line["key"]: line for line in valid(json.loads(capsys.readouterr().out))["lines"]}
+    for key in ("def2-remove", "def7", "def7-global", "def7-skipdoc"):
+        assert any(text.startswith("Vacuous") for text in lines[key]["explanation"]), key
+    assert not any(text.startswith("Vacuous") for text in lines["def2-add"]["explanation"])
+    assert main(argv) == 0
+    table = capsys.readouterr().out.split("What was searched")[0]
+    assert table.count("holds within search VACUOUSLY (all ") == 4
+    assert table.count("is a return statement missing?") == 1  # shown once for the four lines

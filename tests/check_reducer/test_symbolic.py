@@ -20,11 +20,12 @@ from reference.reduce import Reducer
 from tests.check_reducer.gallery import SYMBOLIC as NEEDLES
 
 ROOT = Path(__file__).resolve().parents[2]
-CROSSHAIR_ONLY = ["--engines", "crosshair", "--crosshair-per-condition", "2", "--crosshair-total", "60"]
+CROSSHAIR_ONLY = ["--engines", "crosshair", "--crosshair-total", "60"]
 
 
-def crosshair_lines(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
-    status = main(argv + CROSSHAIR_ONLY + ["--json"])
+def crosshair_lines(argv: list[str], capsys: pytest.CaptureFixture[str],
+                    per_condition: float = 2.0) -> tuple[int, dict[str, Any]]:
+    status = main(argv + CROSSHAIR_ONLY + ["--crosshair-per-condition", str(per_condition), "--json"])
     report = json.loads(capsys.readouterr().out)
     assert report["error"] is None
     return status, {line["key"]: line for line in report["lines"]}
@@ -49,7 +50,8 @@ def test_crosshair_finds_the_sign_bug(capsys: pytest.CaptureFixture[str],
 def test_crosshair_finds_no_counterexample_for_the_integer_sum(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
-    status, lines = crosshair_lines(["examples/reducers/sum_int.py:sum_int"], capsys)
+    # finding none is not a proof, whatever the budget: 1 s per law keeps the test short
+    status, lines = crosshair_lines(["examples/reducers/sum_int.py:sum_int"], capsys, per_condition=1.0)
     assert status == 0
     for line in lines.values():
         (engine,) = line["engines"]
@@ -92,3 +94,20 @@ def test_generated_module_is_first_order_and_typed() -> None:
     # a domain without a symbolic encoding is reported, not silently skipped
     q = Problem(R, parse_domain("fraction"), parse_domain("int"), Equality(), Bounds())
     assert unsupported(LAW_BY_KEY["def7"], q) == "M ranges over fraction, which has no symbolic encoding"
+
+
+def test_no_engine_is_spent_on_a_law_already_refuted(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # every law of the float sum is refuted by the exhaustive engine's sample, which runs
+    # first: Hypothesis and CrossHair are given none of them (they would only spend time)
+    monkeypatch.chdir(ROOT)
+    status = main(["examples/reducers/float_sum.py:float_sum", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert status == 1
+    for line in report["lines"]:
+        assert line["status"] == "fails" and line["found_by"] == ["exhaustive"]
+        later = [e for e in line["engines"] if e["engine"] != "exhaustive"]
+        assert [e["engine"] for e in later] == ["hypothesis", "crosshair"]
+        for e in later:
+            assert e["status"] == "skipped" and e["cases"] == 0
+            assert e["searched"] == "not run: exhaustive already found a counterexample"

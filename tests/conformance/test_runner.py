@@ -13,6 +13,7 @@ from conformance.cli import main as incspec
 from conformance.execute import Expectations, InProcess, execute, exit_status
 from conformance.implementations import SHORT_NAMES
 from conformance.loader import Filter, load_cases, select
+from conformance.mutants import all_mutants
 from conformance.mutants.reduce_mutants import MUTANTS as REDUCE_MUTANTS
 
 CASES = load_cases()
@@ -46,6 +47,7 @@ def test_a_failing_must_case_makes_the_exit_status_non_zero(tmp_path: Path) -> N
     # listed as known failures with a reason: xfail, and the run is green
     expectations = Expectations({i: "collapses duplicates" for i in failing})
     _, again = execute(InProcess(impl), [c for c in CASES if c.area == "reduce"], expectations)
+    assert [o.case.id for o in again if o.status == "xfail"] == failing
     assert {o.status for o in again} <= {"pass", "xfail", "unsupported"} and exit_status(again) == 0
     # a known failure that passes is reported, and fails the run (a stale expectations file)
     passing = next(o.case.id for o in outcomes if o.status == "pass")
@@ -72,10 +74,13 @@ def test_filters() -> None:
 
 
 def test_mutants_command_prints_a_full_kill_score(capsys: pytest.CaptureFixture[str]) -> None:
-    status = incspec(["conform", "--mutants"])
+    """The command's output (every mutant's kill is asserted in test_reference_and_mutants)."""
+    status = incspec(["conform", "--mutants", "--area", "stream"])
     out = capsys.readouterr().out
+    stream_mutants = [m for m in all_mutants() if m.area == "stream"]
     assert "SURVIVED" not in out and status == 0
-    assert out.strip().splitlines()[-1].startswith("kill score: ")
+    assert out.count("KILLED") == len(stream_mutants) > 0
+    assert out.strip().splitlines()[-1] == f"kill score: {len(stream_mutants)}/{len(stream_mutants)}"
 
 
 def test_unknown_implementation_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
@@ -122,7 +127,36 @@ def test_a_hung_in_process_engine_is_reported_and_the_run_goes_on() -> None:
             return HangsOnFirstLoad()
 
     cases = [c for c in CASES if c.area == "reduce"][:3]
-    _, outcomes = execute(InProcess(HangingOnce(), timeout=0.5), cases)
+    _, outcomes = execute(InProcess(HangingOnce(), timeout=2.0), cases)
     release.set()
     assert [o.status for o in outcomes] == ["errored", "pass", "pass"]
     assert "timed out" in outcomes[0].message
+
+
+def test_an_engine_module_in_the_current_directory_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The installed ``incspec`` script does not put the working directory on the path;
+    ``--impl myengine:implementation`` from the engine's folder must still work."""
+    import sys
+
+    (tmp_path / "my_scratch_engine.py").write_text(
+        "from conformance.implementations.reference_impl import implementation\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    assert incspec(["conform", "--impl", "my_scratch_engine:implementation", "--area", "stream",
+                    "--no-progress"]) == 0
+    monkeypatch.delitem(sys.modules, "my_scratch_engine")
+    assert incspec(["conform", "--impl", "not_here:implementation", "--no-progress"]) == 2
+    assert "PYTHONPATH" in capsys.readouterr().err
+
+
+def test_a_known_failure_that_names_no_case_is_reported(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An expectations entry whose case changed (so its ID did) is stale: reported, exit status 1."""
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps({"known_failures": [{"id": "reduce.sum-worked-example.00000000",
+                                                    "reason": "was broken"}]}))
+    args = ["conform", "--impl", "reference", "--area", "stream", "--no-progress"]
+    assert incspec([*args, "--expectations", str(path)]) == 1
+    assert "reduce.sum-worked-example.00000000 is no case" in capsys.readouterr().err
+    assert incspec(args) == 0

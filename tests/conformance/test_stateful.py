@@ -49,7 +49,40 @@ def test_explore_command_writes_a_replayable_regression(tmp_path: Path) -> None:
     from conformance.runner import main
 
     assert main(["--impl", "mutant/reduce-decline-ignored", "--explore", str(tmp_path),
-                 "--area", "reduce", "--examples", "100"]) == 1
+                 "--area", "reduce", "--examples", "20"]) == 1
     assert main(["--impl", "mutant/reduce-decline-ignored", "--cases", str(tmp_path), "--no-progress"]) == 1
     assert main(["--impl", "reference", "--cases", str(tmp_path), "--no-progress"]) == 0
-    assert main(["--impl", "reference", "--explore", str(tmp_path / "none"), "--examples", "5"]) == 0
+    assert main(["--impl", "reference", "--explore", str(tmp_path / "none"), "--area", "fixpoint",
+                 "--examples", "5"]) == 0
+
+
+def test_explore_keeps_to_the_declared_features_and_respects_unsupported(tmp_path: Path) -> None:
+    """An engine that declares no features and refuses ``count`` as ``unsupported`` agrees with
+    the oracle: it is never given a declining or ill-formed reducer, and its refusal ends the run
+    (as the runner skips such a case) instead of being a divergence."""
+    from conformance.implementations.reference_impl import (
+        ReferenceImplementation,
+        ReferenceReduceEngine,
+    )
+    from conformance.protocols import EngineError, Handshake
+
+    declared: list[str] = []
+
+    class NoCount(ReferenceReduceEngine):
+        def declare(self, reducer, params):  # type: ignore[no-untyped-def]
+            declared.append(reducer)
+            if reducer == "count":
+                raise EngineError("unsupported")
+            super().declare(reducer, params)
+
+    class Plain(ReferenceImplementation):
+        def handshake(self) -> Handshake:
+            return Handshake("plain", "0", areas=("reduce",), features=())
+
+        def reduce_engine(self) -> NoCount:
+            return NoCount()
+
+    assert [stateful.PLANS[i][0] for i in stateful.supported_plans("reduce", Plain())] == ["sum", "count"]
+    assert stateful.explore(Plain(), "reduce", tmp_path) is None
+    assert set(declared) == {"sum", "count"}
+    assert not list(tmp_path.rglob("*.json"))

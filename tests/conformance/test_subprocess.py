@@ -27,9 +27,6 @@ def test_a_javascript_implementation_runs_through_the_protocol() -> None:
     finally:
         backend.close()
     assert (hs.name, hs.language) == ("node-fixture", "javascript")
-    by_status: dict[str, int] = {}
-    for o in outcomes:
-        by_status[o.status] = by_status.get(o.status, 0) + 1
     assert [o.case.id for o in outcomes if o.status in ("fail", "errored")] == []
     ran = [o for o in outcomes if o.status == "pass"]
     assert {o.case.area for o in ran} == {"reduce", "fixpoint"}
@@ -39,7 +36,7 @@ def test_a_javascript_implementation_runs_through_the_protocol() -> None:
         o.case.area not in hs.areas or set(o.case.features) - set(hs.features) for o in unsupported)
     # its reduce engine reports work counters, within the bounds; its fixpoint engine reports none
     assert {o.cost for o in outcomes if o.case.area == "reduce" and o.status == "pass"} == {"ok", ""}
-    assert {o.cost for o in outcomes if o.case.area == "fixpoint"} <= {"n/a", ""}
+    assert {o.cost for o in outcomes if o.case.area == "fixpoint"} == {"n/a", ""}
 
 
 def fake(behaviour: str, timeout: float = 2.0) -> SubprocessImplementation:
@@ -58,7 +55,9 @@ REDUCE = [c for c in CASES if c.area == "reduce"][:4]
     ("wrong-seq-on-second", "seq"),
 ])
 def test_a_broken_implementation_is_reported_and_the_run_goes_on(behaviour: str, message: str) -> None:
-    backend = fake(behaviour, timeout=1.0)
+    # a short timeout only where a hang is provoked; elsewhere a loaded machine must not turn
+    # a slow reply into an error
+    backend = fake(behaviour, timeout=2.0 if behaviour == "hang-on-second" else 10.0)
     try:
         _, outcomes = execute(backend, REDUCE)
     finally:
