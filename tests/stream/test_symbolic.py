@@ -16,8 +16,7 @@ from __future__ import annotations
 import pytest
 
 from reference.streams import symbolic
-from tests.crosshair_laws import crosshair_outcomes
-from tests.crosshair_laws import holds_and_twin_fails as check_law
+from tests.crosshair_laws import crosshair_outcomes, holds_and_twin_fails
 
 pytestmark = pytest.mark.symbolic
 PER_CONDITION_TIMEOUT = 3
@@ -26,50 +25,45 @@ PER_CONDITION_TIMEOUT = 3
 @pytest.fixture(scope="module")
 def outcomes() -> dict[str, str]:
     """Law name -> "refuted: <message>" | "confirmed" | "not confirmed"."""
-    pytest.importorskip("crosshair")
     return crosshair_outcomes(symbolic, PER_CONDITION_TIMEOUT)
-
-
-def holds_and_twin_fails(outcomes: dict[str, str], law: str) -> None:
-    check_law(symbolic, outcomes, law)
 
 
 @pytest.mark.spec("STREAM-EX-3.15", evidence="symbolic")
 def test_prefix_sum_condition_1(outcomes: dict[str, str]) -> None:
     """Lists p, a of two unbounded ints."""
-    holds_and_twin_fails(outcomes, "prefix_sum_condition_1")
+    holds_and_twin_fails(symbolic, outcomes, "prefix_sum_condition_1")
 
 
 @pytest.mark.spec("STREAM-THM-3.18", evidence="symbolic")
 def test_compact_decomposition(outcomes: dict[str, str]) -> None:
     """Inputs of three unbounded ints."""
-    holds_and_twin_fails(outcomes, "decomposition_law")
+    holds_and_twin_fails(symbolic, outcomes, "decomposition_law")
 
 
 @pytest.mark.spec("STREAM-THM-3.38", evidence="symbolic", part="I;D=id")
 @pytest.mark.spec("STREAM-THM-3.38", evidence="symbolic", part="D;I=id")
 def test_integral_derivative(outcomes: dict[str, str]) -> None:
     """Lists of three unbounded ints, G = (Z, +)."""
-    holds_and_twin_fails(outcomes, "integral_derivative_law")
+    holds_and_twin_fails(symbolic, outcomes, "integral_derivative_law")
 
 
 @pytest.mark.spec("STREAM-CLAIM-3.57-NONTERM", evidence="symbolic", part="1=>2")
 @pytest.mark.spec("STREAM-CLAIM-3.57-NONTERM", evidence="symbolic", part="2=>1")
 def test_fixed_point_iff_zero(outcomes: dict[str, str]) -> None:
     """m >= 0 unbounded, rounds i <= 6."""
-    holds_and_twin_fails(outcomes, "fixed_point_iff_zero")
+    holds_and_twin_fails(symbolic, outcomes, "fixed_point_iff_zero")
 
 
 @pytest.mark.spec("STREAM-PROP-3.43", evidence="symbolic")
 def test_merge_homomorphism(outcomes: dict[str, str]) -> None:
     """Pairs of unbounded ints, M = (Z, +)."""
-    holds_and_twin_fails(outcomes, "merge_homomorphism")
+    holds_and_twin_fails(symbolic, outcomes, "merge_homomorphism")
 
 
 @pytest.mark.spec("STREAM-EX-4.1", evidence="symbolic")
 def test_full_adder(outcomes: dict[str, str]) -> None:
     """Three-bit a and b, carry bit c (all 2^7 inputs lie within the bounds)."""
-    holds_and_twin_fails(outcomes, "full_adder_law")
+    holds_and_twin_fails(symbolic, outcomes, "full_adder_law")
 
 
 @pytest.mark.spec("STREAM-LEM-3.23", evidence="symbolic", part="(1)")
@@ -78,11 +72,11 @@ def test_full_adder(outcomes: dict[str, str]) -> None:
 @pytest.mark.spec("STREAM-LEM-3.23", evidence="symbolic", part="(4)")
 def test_incremental_outputs(outcomes: dict[str, str]) -> None:
     """p of one, a of two, b of one unbounded ints (the compact prefix-sum processor)."""
-    holds_and_twin_fails(outcomes, "incremental_outputs_law")
+    holds_and_twin_fails(symbolic, outcomes, "incremental_outputs_law")
 
 
 @pytest.mark.spec("STREAM-PROP-3.30", evidence="symbolic")
 @pytest.mark.spec("STREAM-COR-3.33", evidence="symbolic")
 def test_fusion(outcomes: dict[str, str]) -> None:
     """Inputs of three unbounded ints."""
-    holds_and_twin_fails(outcomes, "fusion_law")
+    holds_and_twin_fails(symbolic, outcomes, "fusion_law")
