@@ -9,7 +9,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.fixpoint.algorithms import Config, State, cascade, contract, freeze, lost_support
+from reference.fixpoint.algorithms import (
+    Config,
+    State,
+    cascade,
+    contract,
+    expand,
+    expansion_frontier,
+    freeze,
+    lost_support,
+)
 from reference.fixpoint.correctness import check_rank_invariant
 from reference.fixpoint.formal_definitions import (
     bfs_rank,
@@ -52,6 +61,16 @@ def config_of(roots: frozenset[Elem], edges: frozenset[Edge]) -> Config:
 
 def is_expansion(change: Change) -> bool:
     return not change.remove_roots and not change.remove_edges
+
+
+def seeded_expansion(g: Graph, change: Change) -> tuple[ManagedFixpoint, Graph, dict[Elem, int]]:
+    """The managed fixpoint of ``g``, the graph after ``change``, and the seeds (with their
+    ranks) of the expansion by the roots and edges ``change`` adds to ``g``."""
+    roots, edges = g
+    m, _ = ManagedFixpoint.make(roots, edges)
+    seeds, _ = expansion_frontier(m.state, tuple(set(change.add_roots) - roots),
+                                  tuple(set(change.add_edges) - edges))
+    return m, apply_change(roots, edges, change), seeds
 
 
 def check_update(roots: frozenset[Elem], edges: frozenset[Edge], change: Change) -> None:
@@ -97,13 +116,7 @@ def test_thm1_thm2_every_single_edit_on_three_nodes() -> None:
 @given(graphs(), expansions())
 def test_seeded_frontier_is_F_new_of_current_minus_current(g: Graph, change: Change) -> None:
     """As sets, the seeds are F'(lfp) \\ lfp (Lean ``expansionDelta``)."""
-    from reference.fixpoint.algorithms import expansion_frontier
-
-    roots, edges = g
-    m, _ = ManagedFixpoint.make(roots, edges)
-    roots2, edges2 = apply_change(roots, edges, change)
-    seeds, _ = expansion_frontier(m.state, tuple(set(change.add_roots) - roots),
-                                  tuple(set(change.add_edges) - edges))
+    m, (roots2, edges2), seeds = seeded_expansion(g, change)
     assert frozenset(seeds) == F(graph_operator(roots2, edges2), m.current) - m.current
 
 
@@ -123,13 +136,7 @@ def test_thm2_contraction_reaches_new_lfp(g: Graph, data: st.DataObject) -> None
 @given(graphs(), expansions())
 def test_thm3_expansion_never_overshoots(g: Graph, change: Change) -> None:
     """Every intermediate state of expansion (after each settled element) ⊆ lfp(F')."""
-    from reference.fixpoint.algorithms import expand, expansion_frontier
-
-    roots, edges = g
-    m, _ = ManagedFixpoint.make(roots, edges)
-    roots2, edges2 = apply_change(roots, edges, change)
-    seeds, _ = expansion_frontier(m.state, tuple(set(change.add_roots) - roots),
-                                  tuple(set(change.add_edges) - edges))
+    m, (roots2, edges2), seeds = seeded_expansion(g, change)
     e = expand(m.state, config_of(roots2, edges2), seeds, record=True)
     truth = reachable(roots2, edges2)
     assert all(s <= truth for s in e.trace)
