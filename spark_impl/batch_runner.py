@@ -68,8 +68,12 @@ def _keyed_values(raw: Any) -> dict[Any, list[Any]]:
     return out
 
 
+def _work(work: Mapping[str, int] | None) -> Observation:
+    return {"work": dict(work)} if work else {}
+
+
 def _reduce_obs(o: ReduceObservation) -> Observation:
-    return {"view": _pairs(o.view), "changes": _pairs(o.changes)}
+    return {"view": _pairs(o.view), "changes": _pairs(o.changes), **_work(o.work)}
 
 
 def _fixpoint_obs(o: FixpointObservation) -> Observation:
@@ -77,7 +81,7 @@ def _fixpoint_obs(o: FixpointObservation) -> Observation:
                         "removed": _sorted(o.removed)}
     if o.ranks is not None:
         out["ranks"] = _pairs(o.ranks)
-    return out
+    return {**out, **_work(o.work)}
 
 
 def _edges(raw: Any) -> tuple[tuple[Any, Any], ...]:
@@ -170,8 +174,12 @@ def run_cases(factory: Callable[[str], Any], cases: Sequence[Any],
 
 
 def _fixpoint_lockstep_ok(case: Any) -> bool:
+    """A make-then-apply case without cost checks: the lockstep engine's work
+    counters are those of all the cases together, so a case with cost checks
+    runs on its own engine."""
     ops = [step.op for step in case.steps]
-    return bool(ops) and ops[0] == "make" and all(op == "apply" for op in ops[1:])
+    return (bool(ops) and ops[0] == "make" and all(op == "apply" for op in ops[1:])
+            and not any(getattr(step, "cost", None) for step in case.steps))
 
 
 def run_fixpoint_lockstep(spark: Any, cases: Sequence[Any]) -> list[CaseResult]:
@@ -330,6 +338,7 @@ def _run_reduce_group(spark: Any, cases: Sequence[Any], members: list[int],
                 observations[i].append({"error": refused.error_class})
         refused_now: set[int] = set()
         changed: dict[int, dict[Any, Any]] = {}
+        calls: dict[int, dict[str, int]] = {i: {} for i in members}  # per case: key -> reducer calls
         while True:
             live = [r for i, rs in deltas.items() if i not in refused_now for r in rs]
             try:
@@ -337,12 +346,15 @@ def _run_reduce_group(spark: Any, cases: Sequence[Any], members: list[int],
                 break
             except InvalidDelta as bad:
                 refused_now.add(decode(bad.key)[0])
+        if live:
+            _count_calls(engine.calls, calls)
         for c in changes:
             i, k = decode(c.key)
             changed.setdefault(i, {})[k] = adapter._accumulator(c.accumulator) if c.present else None
         if loads:
             added = [r for i, rs in loads.items() for r in rs]
             engine.apply(_frame(spark, engine, added), len(added), validate=False)
+            _count_calls(engine.calls, calls)
         after = views()
         for i in members:
             if j >= len(cases[i].steps) or (i not in deltas and i not in loads):
@@ -360,8 +372,24 @@ def _run_reduce_group(spark: Any, cases: Sequence[Any], members: list[int],
                         collections[i][k].remove(v)
                 for k, vs in _keyed_values(cases[i].steps[j].args.get("plus", ())).items():
                     collections[i].setdefault(k, []).extend(vs)
-            observations[i].append({"view": _pairs(after[i]), "changes": _pairs(diff)})
+            # a load reports its calls only, as a separate run's load does (there the
+            # fold runs in Spark, per key unmeasured); a reload's calls include the
+            # removal of the case's previous collection, which this run does
+            work = {"reducer_calls": sum(calls[i].values())}
+            if i not in loads:
+                work["keys_touched"] = len(calls[i])
+            observations[i].append({"view": _pairs(after[i]), "changes": _pairs(diff), "work": work})
         before = after
+
+
+def _count_calls(engine_calls: Mapping[str, int], calls: dict[int, dict[str, int]]) -> None:
+    """Add an update's reducer calls, per lockstep key ``[i, k]``, to case ``i``'s key ``k``."""
+    from spark_impl.values import decode
+
+    for key, n in engine_calls.items():
+        i, k = decode(key)
+        cell = _canonical(k)
+        calls[i][cell] = calls[i].get(cell, 0) + n
 
 
 def _integer(value: Any) -> Any:

@@ -55,7 +55,13 @@ BROADCAST_ROWS = 200_000
 
 @dataclass
 class Work:
-    """What an update touched: frontier/worklist elements, edge rows read, rounds (jobs)."""
+    """What an update touched: frontier/worklist elements, edge rows read, rounds (jobs).
+
+    ``edges_scanned`` counts the edge rows the update examines (the predecessors
+    and successors a fetch brings back, or the frontier's offers in a DataFrame
+    round); the scan Spark runs behind each fetch reads the whole edge table
+    (no index) and is not counted here: ``rounds`` counts those jobs.
+    """
 
     elements_visited: int = 0
     edges_scanned: int = 0

@@ -35,6 +35,17 @@ parts. Reducers by kind (:mod:`spark_impl.reducers`):
   keys' rows; keys whose ``remove`` declined are refolded from their stored
   values (SKIP-DEC-PARTIAL).
 
+Work counters (cost conformance, SKIP-THM-3): after each operation ``calls``
+maps every key the delta touched to the ⊕/⊖ applications its update did,
+counted per value occurrence (a row ``(k, v, w)`` is ``|w|`` of them: a group
+reducer applies it as one ``w·contribution(v)``, a fold calls ``add`` or
+``remove`` ``|w|`` times), plus the stored values refolded when a key is
+recomputed (a declined remove). A Python fold stops calling ``remove`` at the
+first decline, so for such a key the count is of the calls scheduled (an upper
+bound). ``work`` gives them as the protocol's ``reducer_calls`` and
+``keys_touched``; a ``load`` reports ``reducer_calls`` only: the values folded
+(per key is not measured there, the fold runs in Spark).
+
 The initial ``load`` is a full computation in Spark: a native aggregation, or
 for a Python reducer a ``mapInPandas`` fold over partitions hashed by key
 (never ``applyInPandas`` per group: ~0.3-0.9 ms per group).
@@ -117,6 +128,9 @@ class IncrementalReduce:
         self._base_rows: dict[Any, Entry] | None = None  # acc_base as collected, once
         self.overlay: dict[Any, Entry | None] = {}  # None: the key left the view
         self.store = ZSetTable(self._empty_rows(), ["k", "v"], 0)
+        self.calls: dict[Any, int] = {}  # the last apply: key -> reducer calls
+        self.work: dict[str, int] = {}  # the last operation's work counters
+        self._refolded: dict[Any, int] = {}  # the last apply: key -> stored values refolded
 
     # --- schemas -------------------------------------------------------------
 
@@ -179,15 +193,22 @@ class IncrementalReduce:
 
     # --- load ----------------------------------------------------------------
 
-    def load(self, collection: DataFrame, rows: int | None = None) -> None:
-        """Start from ``collection`` ``(k, v, w > 0)``: a full computation in Spark."""
+    def load(self, collection: DataFrame, rows: int | None = None, values: int | None = None) -> None:
+        """Start from ``collection`` ``(k, v, w > 0)``: a full computation in Spark.
+        ``rows`` and ``values`` (Σ w), when the caller knows them, spare a count job."""
         base = materialise(ZSetTable.consolidate(collection.select("k", "v", "w"), ["k", "v"]))
-        size = rows if rows is not None else base.count()
+        if rows is None or values is None:
+            counted = base.agg(F.count(F.lit(1)).alias("rows"), F.sum("w").alias("values")).first()
+            assert counted is not None
+            rows, values = int(counted["rows"]), int(counted["values"] or 0)
+        size = rows
         self.store = ZSetTable(base, ["k", "v"], size)
         self.acc_base = materialise(self._recompute(base))
         self.acc_base_rows = size  # an upper bound of its keys: enough for the merge policy
         self._base_rows = None
         self.overlay = {}
+        self.calls = {}
+        self.work = {"reducer_calls": values}
 
     def _recompute(self, rows: DataFrame) -> DataFrame:
         """The accumulators ``(k, <accumulator columns>, n)`` of the consolidated ``rows``."""
@@ -216,6 +237,7 @@ class IncrementalReduce:
         """Apply the delta ``(k, v, w)``; refuse it with :class:`InvalidDelta`, the state
         untouched, when it removes a value not in the collection. Returns the changes."""
         delta = delta.select("k", "v", "w").where(F.col("w") != 0)
+        self._refolded = {}
         found = self._lookup(delta, validate)
         d = found[found["tag"] == "D"]
         if validate:
@@ -228,10 +250,21 @@ class IncrementalReduce:
             if _view_entry(entry) != _view_entry(old.get(k))
         ]
         self.overlay.update(new)
+        self._count_work(d)
         self.store.add(delta, rows if rows is not None else len(d))
         if len(self.overlay) >= max(MERGE_MIN_KEYS, MERGE_FRACTION * self.acc_base_rows):
             self._merge_overlay()
         return changes
+
+    def _count_work(self, d: pd.DataFrame) -> None:
+        """The update's counters: per key, value occurrences combined plus values refolded."""
+        calls: dict[Any, int] = {}
+        for k, w in zip(d["k"], d["w"], strict=True):
+            calls[k] = calls.get(k, 0) + abs(int(w))
+        for k, n in self._refolded.items():
+            calls[k] = calls.get(k, 0) + n
+        self.calls = calls
+        self.work = {"reducer_calls": sum(calls.values()), "keys_touched": len(calls)}
 
     def _lookup(self, delta: DataFrame, validate: bool) -> pd.DataFrame:
         """The one job of an update: the delta (with contributions), the base
@@ -380,6 +413,8 @@ class IncrementalReduce:
             for k, v, w in zip(frame["k"], frame["v"], frame["w"], strict=True):
                 if k in chosen:
                     out[k][v] = out[k].get(v, 0) + int(w)
+        for k in keys:  # every value left at k is refolded
+            self._refolded[k] = self._refolded.get(k, 0) + sum(w for w in out[k].values() if w > 0)
         return out
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 
 from conformance.protocols import EngineError, FixpointChange, FixpointObservation, Value
-from spark_impl.fixpoint_engine import IncrementalReachability
+from spark_impl.fixpoint_engine import IncrementalReachability, Work
 from spark_impl.values import decode, encode
 
 
@@ -38,7 +38,7 @@ class SparkFixpointEngine:
     def _edges(self, edges: Iterable[Any]) -> DataFrame:
         return self.spark.createDataFrame(_pairs(edges), "src string, dst string")
 
-    def _observe(self, added: set[Any], removed: set[Any]) -> FixpointObservation:
+    def _observe(self, added: set[Any], removed: set[Any], work: Work) -> FixpointObservation:
         live = self.engine.live.collect_rows()
         ranks = {decode(node): int(rank) for (node, rank), w in live.items() if w > 0}
         return FixpointObservation(
@@ -46,6 +46,7 @@ class SparkFixpointEngine:
             added=frozenset(decode(n) for n in added),
             removed=frozenset(decode(n) for n in removed),
             ranks=ranks,
+            work=work.as_mapping(),
         )
 
     def make(self, roots: Sequence[Value], edges: Sequence[tuple[Value, Value]]) -> FixpointObservation:
@@ -53,10 +54,10 @@ class SparkFixpointEngine:
         # decided round by round in the driver (IncrementalReachability.make is
         # the from-scratch DataFrame BFS for large graphs).
         delta = self.engine.apply(add_roots=[encode(n) for n in roots], add_edges=_pairs(edges))
-        return self._observe(delta.added, delta.removed)
+        return self._observe(delta.added, delta.removed, delta.work)
 
     def apply(self, change: FixpointChange) -> FixpointObservation:
         delta = self.engine.apply(
             [encode(n) for n in change.add_roots], [encode(n) for n in change.remove_roots],
             _pairs(change.add_edges), _pairs(change.remove_edges))
-        return self._observe(delta.added, delta.removed)
+        return self._observe(delta.added, delta.removed, delta.work)

@@ -82,11 +82,11 @@ class SparkReduceEngine:
         engine = self._engine()
         old = self._view()
         rows = self._rows(collection, 1)
-        engine.load(self._frame(rows), len(rows))
+        engine.load(self._frame(rows), len(rows), sum(w for *_, w in rows))
         new = self._view()
         changes: dict[Value, Value | None] = {k: v for k, v in new.items() if k not in old or old[k] != v}
         changes.update({k: None for k in old if k not in new})
-        return ReduceObservation(view=new, changes=changes)
+        return ReduceObservation(view=new, changes=changes, work=dict(engine.work))
 
     def apply(self, plus: Mapping[Value, Sequence[Value]],
               minus: Mapping[Value, Sequence[Value]]) -> ReduceObservation:
@@ -99,4 +99,4 @@ class SparkReduceEngine:
             raise InvalidDelta(decode(exc.key), _plain(value), exc.available, exc.removed) from None
         changed = {decode(c.key): self._accumulator(c.accumulator) if c.present else None
                    for c in changes}
-        return ReduceObservation(view=self._view(), changes=changed)
+        return ReduceObservation(view=self._view(), changes=changed, work=dict(engine.work))
