@@ -44,7 +44,7 @@ class SparkImplementation:
             version=f"{VERSION} (pyspark {pyspark.__version__})",
             language="python",
             areas=self.areas(),
-            features=("declining-remove", "ill-formed-reducers", "ranks", "iterate", "nested-iterate"),
+            features=("declining-remove", "ill-formed-reducers", "ranks", "work-counters", "iterate", "nested-iterate"),
         )
 
     @staticmethod

@@ -1,5 +1,5 @@
 """The Z-set dataflow language on Spark, evaluated by the delta rules of
-differential dataflow (DD-RULE-LINEAR, -JOIN, -DISTINCT, -REDUCE, -ITERATE).
+differential dataflow (DD-CLAIM-RULE-LINEAR, -JOIN, -DISTINCT, -REDUCE, -ITERATE).
 
 A collection is a DataFrame ``(e, w)``: the canonical JSON text of an element
 and its non-zero integer weight. A program (the suite's JSON syntax: ``input``,

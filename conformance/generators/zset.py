@@ -49,22 +49,22 @@ def edges(rng: random.Random) -> list[list[Any]]:
 #: (slug, program, citations, generator of rows per input)
 PROGRAMS: list[tuple[str, dict[str, Any], tuple[str, ...], dict[str, Rows]]] = [
     ("join", {"inputs": ["A", "B"], "output": op("join", left=inp("A"), right=inp("B"))},
-     ("DD-RULE-JOIN",), {"A": pairs, "B": pairs}),
+     ("DD-CLAIM-RULE-JOIN",), {"A": pairs, "B": pairs}),
     ("distinct-of-map", {"inputs": ["A"], "output": op("distinct", arg=op("map", fn="mod3", arg=inp("A")))},
-     ("DD-RULE-DISTINCT", "DD-RULE-LINEAR"), {"A": ints}),
+     ("DD-CLAIM-RULE-DISTINCT", "DD-CLAIM-RULE-LINEAR"), {"A": ints}),
     ("count-by-key", {"inputs": ["A"], "output": op("reduce", agg="count", arg=op("map", fn="key_mod3", arg=inp("A")))},
-     ("DD-RULE-REDUCE", "DD-RULE-LINEAR"), {"A": ints}),
+     ("DD-CLAIM-RULE-REDUCE", "DD-CLAIM-RULE-LINEAR"), {"A": ints}),
     ("filter-of-difference", {"inputs": ["A", "B"], "output": op("filter", pred="even", arg=op(
         "plus", left=inp("A"), right=op("negate", arg=inp("B"))))},
-     ("DD-RULE-LINEAR",), {"A": ints, "B": ints}),
+     ("DD-CLAIM-RULE-LINEAR",), {"A": ints, "B": ints}),
     ("min-per-key", {"inputs": ["A"], "output": op("reduce", agg="min", arg=inp("A"))},
-     ("DD-RULE-REDUCE",), {"A": pairs}),
+     ("DD-CLAIM-RULE-REDUCE",), {"A": pairs}),
     ("distinct-of-join", {"inputs": ["A", "B"], "output": op("distinct", arg=op(
         "join", left=op("map", fn="key_mod3", arg=inp("A")), right=op("map", fn="key_mod3", arg=inp("B"))))},
-     ("DD-RULE-JOIN", "DD-RULE-DISTINCT"), {"A": ints, "B": ints}),
+     ("DD-CLAIM-RULE-JOIN", "DD-CLAIM-RULE-DISTINCT"), {"A": ints, "B": ints}),
     ("reachability", {"inputs": ["roots", "edges"], "output": op(
         "iterate", var="X", seed=inp("roots"), body=REACH_BODY)},
-     ("DD-RULE-ITERATE", "DD-RULE-JOIN", "DD-RULE-DISTINCT"), {"roots": nodes, "edges": edges}),
+     ("DD-CLAIM-RULE-ITERATE", "DD-CLAIM-RULE-JOIN", "DD-CLAIM-RULE-DISTINCT"), {"roots": nodes, "edges": edges}),
 ]
 
 

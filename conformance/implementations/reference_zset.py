@@ -1,5 +1,5 @@
 """The reference implementation's ``zset`` engine: the differential evaluation of
-:mod:`reference.differential.dataflow` (DD-RULE-*), one version per ``step``."""
+:mod:`reference.differential.dataflow` (DD-CLAIM-RULE-*), one version per ``step``."""
 
 from __future__ import annotations
 

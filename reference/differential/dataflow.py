@@ -46,8 +46,8 @@ Two evaluations, which must agree (checked in tests, DD-DEC-DATAFLOW):
 - :func:`standard_output_deltas`: recompute ``output(t)`` from scratch at every
   version and subtract;
 - :func:`incremental_output_deltas` (one version at a time with :func:`step`):
-  differential evaluation over times ``N^d``, following DD-RULE-LINEAR,
-  DD-RULE-JOIN, DD-RULE-DISTINCT, DD-RULE-REDUCE and DD-RULE-ITERATE.
+  differential evaluation over times ``N^d``, following DD-CLAIM-RULE-LINEAR,
+  DD-CLAIM-RULE-JOIN, DD-CLAIM-RULE-DISTINCT, DD-CLAIM-RULE-REDUCE and DD-CLAIM-RULE-ITERATE.
 """
 
 from __future__ import annotations
@@ -391,7 +391,7 @@ def step(
 
     Every node is evaluated at the times of this version only (``(t,)`` at the top,
     ``(t, i, ...)`` inside loops), from its children's differences at those times
-    and the traces of earlier times, by the DD-RULE-* rules.
+    and the traces of earlier times, by the DD-CLAIM-RULE-* rules.
     """
     for name in inputs:
         if name not in program.inputs:
@@ -476,7 +476,7 @@ class _Step:
         return keyed_rule(lambda c: reduce(agg, c), pair_key, self.trace((*path, 0)), t)
 
     def var_diff(self, loop_path: Path, u: Time) -> ZSet:
-        """DD-RULE-ITERATE: the loop variable ``d = in(seed) + fb(body)`` at ``u = (τ, i)``:
+        """DD-CLAIM-RULE-ITERATE: the loop variable ``d = in(seed) + fb(body)`` at ``u = (τ, i)``:
         ``δd = δseed_τ`` at ``i = 0``, ``δbody_(τ,0) - δseed_τ`` at ``i = 1`` (Proposition 3,
         ``δ(in)``), ``δbody_(τ,i-1)`` at ``i >= 2`` (``δ(fb) = fb``)."""
         tau, i = u[:-1], u[-1]
@@ -488,7 +488,7 @@ class _Step:
         return self.at(body, (*tau, i - 1))
 
     def iterate(self, node: Iterate, path: Path, t: Time, bound: _Bindings) -> ZSet:
-        """DD-RULE-ITERATE: run the body at ``(t, 0), (t, 1), ...`` until the loop
+        """DD-CLAIM-RULE-ITERATE: run the body at ``(t, 0), (t, 1), ...`` until the loop
         variable's next difference is zero and no earlier time has differences at a
         later iteration; the egress is ``Σ_i δd_(t,i)`` (Proposition 3, ``δ(out_k)``)."""
         depth = len(t)

@@ -1,4 +1,4 @@
-"""Z-set operators of the dataflow language and their incremental rules (DD-RULE-*).
+"""Z-set operators of the dataflow language and their incremental rules (DD-CLAIM-RULE-*).
 
 The operators act on Z-sets (DD §2.1: "multisets with possibly negative
 multiplicities"); functions and predicates are chosen by *name* from the fixed
@@ -9,11 +9,11 @@ versions ``N^d`` (``d = 1`` for versions, one more coordinate per enclosing
 ``iterate``; product order). A *trace* maps each time to the difference
 (``δ``) of a collection at that time; absent times have difference zero.
 
-- DD-RULE-LINEAR: a linear operator maps differences to differences
+- DD-CLAIM-RULE-LINEAR: a linear operator maps differences to differences
   (Proposition 1.2-1.3: ``δ(f^T)(c)_t = f(c_t)``).
-- DD-RULE-JOIN: join is bilinear, ``δ(⋈^T)(c, d)_t = Σ_{r ∨ s = t} c_r ⋈ d_s``
+- DD-CLAIM-RULE-JOIN: join is bilinear, ``δ(⋈^T)(c, d)_t = Σ_{r ∨ s = t} c_r ⋈ d_s``
   (Proposition 2.2-2.3).
-- DD-RULE-DISTINCT, DD-RULE-REDUCE: the general form of Proposition 1.1,
+- DD-CLAIM-RULE-DISTINCT, DD-CLAIM-RULE-REDUCE: the general form of Proposition 1.1,
   ``δ(f^T)(c)_t = Σ_{t' ≤ t} μ(t', t) f(Σ_{t'' ≤ t'} c_{t''})``, with the sum
   restricted to the keys that can change at ``t`` (:func:`affected_keys`).
 
@@ -236,7 +236,7 @@ def integrate_at(trace: Trace, t: Time) -> ZSet:
 
 
 def join_rule(left: Trace, right: Trace, t: Time) -> ZSet:
-    """DD-RULE-JOIN: ``δ(c ⋈ d)_t = Σ_{r ∨ s = t} c_r ⋈ d_s`` (Proposition 2.3;
+    """DD-CLAIM-RULE-JOIN: ``δ(c ⋈ d)_t = Σ_{r ∨ s = t} c_r ⋈ d_s`` (Proposition 2.3;
     join is bilinear and ``δ(⋈) = ⋈`` on Z-sets, whose ``δ`` and ``S`` are the identity)."""
     total = ZSet.zero()
     for r, c_r in left.items():
@@ -271,7 +271,7 @@ def affected_keys(trace: Trace, t: Time, key_of: Callable[[Any], Any]) -> frozen
 def keyed_rule(
     f: Callable[[ZSet], ZSet], key_of: Callable[[Any], Any], trace: Trace, t: Time
 ) -> ZSet:
-    """DD-RULE-DISTINCT / DD-RULE-REDUCE: Proposition 1.1 restricted to affected keys,
+    """DD-CLAIM-RULE-DISTINCT / DD-CLAIM-RULE-REDUCE: Proposition 1.1 restricted to affected keys,
 
     ``δ(f^T)(c)_t = Σ_{t' <= t} μ(t', t) f(S(c)_{t'} restricted to K)``,
 
@@ -290,7 +290,7 @@ def keyed_rule(
 
 
 def linear_rule(f: Callable[[ZSet], ZSet], trace: Trace, t: Time) -> ZSet:
-    """DD-RULE-LINEAR: ``δ(f^T)(c)_t = f(c_t)`` for a linear ``f`` with ``δ(f) = f``
+    """DD-CLAIM-RULE-LINEAR: ``δ(f^T)(c)_t = f(c_t)`` for a linear ``f`` with ``δ(f) = f``
     (Proposition 1.3)."""
     return f(trace.get(t, ZSet.zero()))
 

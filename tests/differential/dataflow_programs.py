@@ -105,7 +105,7 @@ def loop_programs(draw: st.DrawFn, depth: int = 3) -> Program:
     """A program whose output is a loop ``iterate x0 from S: distinct(x0 + E)`` with
     ``S`` and ``E`` random of depth ``depth - 1``. With six versions of input deltas
     (:func:`input_deltas`), a later version often changes the iteration at which the
-    loop's differences stop: the case of DD-RULE-ITERATE that uses earlier versions'
+    loop's differences stop: the case of DD-CLAIM-RULE-ITERATE that uses earlier versions'
     later iterations, which :func:`programs` reaches only about once in 300 cases."""
     ty = draw(st.sampled_from(("pair", "int")))
     seed = draw(nodes(ty, depth - 1, False, ()))

@@ -1,5 +1,5 @@
 """The Z-set dataflow language: JSON form, the two evaluations and their agreement
-(DD-DEC-DATAFLOW), and worked examples of each incremental rule (DD-RULE-*).
+(DD-DEC-DATAFLOW), and worked examples of each incremental rule (DD-CLAIM-RULE-*).
 
 Expected values in the examples are worked out by hand in the comments."""
 
@@ -70,7 +70,7 @@ def standard_deltas_if_defined(program: Program, deltas: list[dict[str, ZSet]]) 
         raise
 
 
-@pytest.mark.spec("DD-RULE-ITERATE", evidence="example")
+@pytest.mark.spec("DD-CLAIM-RULE-ITERATE", evidence="example")
 @pytest.mark.spec("DD-DEC-DATAFLOW", evidence="example")
 def test_reachability_worked_example() -> None:
     program = program_from_json(REACH)
@@ -87,7 +87,7 @@ def test_reachability_worked_example() -> None:
     )
 
 
-@pytest.mark.spec("DD-RULE-LINEAR", evidence="example")
+@pytest.mark.spec("DD-CLAIM-RULE-LINEAR", evidence="example")
 def test_linear_operators_map_deltas_to_deltas() -> None:
     program = program_from_json({"inputs": ["a"], "output": {
         "op": "negate", "arg": {"op": "filter", "pred": "even",
@@ -98,7 +98,7 @@ def test_linear_operators_map_deltas_to_deltas() -> None:
     assert both(program, deltas) == (Z({2: -2}), Z({2: 1, 4: -1}))
 
 
-@pytest.mark.spec("DD-RULE-JOIN", evidence="example")
+@pytest.mark.spec("DD-CLAIM-RULE-JOIN", evidence="example")
 def test_join_bilinear_rule() -> None:
     program = program_from_json({"inputs": ["l", "r"], "output": {
         "op": "join", "left": inp("l"), "right": inp("r")}})
@@ -113,7 +113,7 @@ def test_join_bilinear_rule() -> None:
     )
 
 
-@pytest.mark.spec("DD-RULE-DISTINCT", evidence="example")
+@pytest.mark.spec("DD-CLAIM-RULE-DISTINCT", evidence="example")
 def test_distinct_touches_only_affected_elements() -> None:
     program = program_from_json({"inputs": ["a"], "output": {"op": "distinct", "arg": inp("a")}})
     deltas = [
@@ -125,7 +125,7 @@ def test_distinct_touches_only_affected_elements() -> None:
     assert both(program, deltas) == (Z({1: 1, 2: 1}), Z(), Z({1: -1}), Z({3: 1}))
 
 
-@pytest.mark.spec("DD-RULE-REDUCE", evidence="example")
+@pytest.mark.spec("DD-CLAIM-RULE-REDUCE", evidence="example")
 def test_reduce_count_and_sum_per_key() -> None:
     count = program_from_json({"inputs": ["a"], "output": {"op": "reduce", "agg": "count", "arg": inp("a")}})
     total = program_from_json({"inputs": ["a"], "output": {"op": "reduce", "agg": "sum", "arg": inp("a")}})
@@ -139,7 +139,7 @@ def test_reduce_count_and_sum_per_key() -> None:
     )
 
 
-@pytest.mark.spec("DD-RULE-ITERATE", evidence="example")
+@pytest.mark.spec("DD-CLAIM-RULE-ITERATE", evidence="example")
 def test_nested_iterate_example() -> None:
     """Nested loops: the outer loop closes a set under ``mod3`` of the inner loop's
     closure under ``neg`` (inner times are N^3 = version x outer x inner)."""
@@ -160,11 +160,11 @@ def test_nested_iterate_example() -> None:
 
 
 @pytest.mark.spec("DD-DEC-DATAFLOW", evidence="property")
-@pytest.mark.spec("DD-RULE-LINEAR", evidence="property")
-@pytest.mark.spec("DD-RULE-JOIN", evidence="property")
-@pytest.mark.spec("DD-RULE-DISTINCT", evidence="property")
-@pytest.mark.spec("DD-RULE-REDUCE", evidence="property")
-@pytest.mark.spec("DD-RULE-ITERATE", evidence="property")
+@pytest.mark.spec("DD-CLAIM-RULE-LINEAR", evidence="property")
+@pytest.mark.spec("DD-CLAIM-RULE-JOIN", evidence="property")
+@pytest.mark.spec("DD-CLAIM-RULE-DISTINCT", evidence="property")
+@pytest.mark.spec("DD-CLAIM-RULE-REDUCE", evidence="property")
+@pytest.mark.spec("DD-CLAIM-RULE-ITERATE", evidence="property")
 @given(programs(), input_deltas())
 def test_incremental_agrees_with_recomputation(program: Program, deltas: list[dict[str, ZSet]]) -> None:
     """Random well-typed programs (operators up to depth 4, nested iterates) and
@@ -174,7 +174,7 @@ def test_incremental_agrees_with_recomputation(program: Program, deltas: list[di
     assert incremental_output_deltas(program, deltas) == expected
 
 
-@pytest.mark.spec("DD-RULE-ITERATE", evidence="property")
+@pytest.mark.spec("DD-CLAIM-RULE-ITERATE", evidence="property")
 @given(loop_programs(), input_deltas(versions=6))
 def test_incremental_agrees_on_loops(program: Program, deltas: list[dict[str, ZSet]]) -> None:
     """Loops at the root and six versions of deltas (the generator that reaches changes

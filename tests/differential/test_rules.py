@@ -1,4 +1,4 @@
-"""The incremental operator rules (DD-RULE-*) against the definition they come from:
+"""The incremental operator rules (DD-CLAIM-RULE-*) against the definition they come from:
 δ(f^T) = δ_{H^T} ∘ f^T ∘ S_{G^T} over T = N^d (Propositions 1 and 2), on traces.
 Also: the Möbius corners of N^d used by the rules, against the recursion; and the
 restriction of streams to a horizon (DD-DEC-STREAM-REPR)."""
@@ -82,10 +82,10 @@ def check_rules(d: int, times: tuple[tuple[int, ...], ...], c: Trace, e: Trace) 
         assert keyed_rule(lambda z: reduce("sum", z), pair_key, c, t) == expected["reduce"](t)
 
 
-@pytest.mark.spec("DD-RULE-LINEAR", evidence="property")
-@pytest.mark.spec("DD-RULE-JOIN", evidence="property")
-@pytest.mark.spec("DD-RULE-DISTINCT", evidence="property")
-@pytest.mark.spec("DD-RULE-REDUCE", evidence="property")
+@pytest.mark.spec("DD-CLAIM-RULE-LINEAR", evidence="property")
+@pytest.mark.spec("DD-CLAIM-RULE-JOIN", evidence="property")
+@pytest.mark.spec("DD-CLAIM-RULE-DISTINCT", evidence="property")
+@pytest.mark.spec("DD-CLAIM-RULE-REDUCE", evidence="property")
 @pytest.mark.parametrize("d", [1, 2, 3])
 def test_rules_equal_the_definition(d: int) -> None:
     """Random traces on the boxes ↓(3), ↓(2,2), ↓(1,1,2) of N^d: each rule gives
@@ -98,10 +98,10 @@ def test_rules_equal_the_definition(d: int) -> None:
     check()
 
 
-@pytest.mark.spec("DD-RULE-LINEAR", evidence="exhaustive")
-@pytest.mark.spec("DD-RULE-JOIN", evidence="exhaustive")
-@pytest.mark.spec("DD-RULE-DISTINCT", evidence="exhaustive")
-@pytest.mark.spec("DD-RULE-REDUCE", evidence="exhaustive")
+@pytest.mark.spec("DD-CLAIM-RULE-LINEAR", evidence="exhaustive")
+@pytest.mark.spec("DD-CLAIM-RULE-JOIN", evidence="exhaustive")
+@pytest.mark.spec("DD-CLAIM-RULE-DISTINCT", evidence="exhaustive")
+@pytest.mark.spec("DD-CLAIM-RULE-REDUCE", evidence="exhaustive")
 def test_rules_exhaustive_on_n2() -> None:
     """Every trace on ↓(1,1) ⊂ N^2 whose differences are drawn from {0, +(0,1), -(0,1),
     +(0,2)} (4^4 = 256 traces), against a fixed second trace for join."""
