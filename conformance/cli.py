@@ -16,7 +16,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "proofs": ("proofs_map.__main__:main", "print the proofs map (--check, --json)"),
     "conform": ("conformance.runner:main", "run the conformance suite against an implementation"),
     "generate-cases": ("conformance.generate:main", "regenerate the generated case files from reference/"),
-    "check-reducer": ("conformance.check_reducer.cli:main", "check a custom reducer before trusting it"),
+    "check-reducer": ("check_reducer.cli:main", "check a custom reducer before trusting it"),
     "pipeline": ("spark_impl.pipeline:main", "maintain views over change batches on Spark"),
 }
 

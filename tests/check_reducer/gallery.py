@@ -17,7 +17,7 @@ PLAIN = [e for e in ALL_EXAMPLES if not e.get("symbolic")]
 #: checked with CrossHair in test_symbolic.py (the other engines miss them)
 SYMBOLIC = [e for e in ALL_EXAMPLES if e.get("symbolic")]
 
-SCHEMA = json.loads((ROOT / "conformance" / "check_reducer" / "report.schema.json").read_text())
+SCHEMA = json.loads((ROOT / "check_reducer" / "report.schema.json").read_text())
 
 
 def valid(report: dict[str, Any]) -> dict[str, Any]:

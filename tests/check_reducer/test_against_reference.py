@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.check_reducer import exhaustive, property_search
-from conformance.check_reducer.domains import carrier_domain
-from conformance.check_reducer.laws import Equality
-from conformance.check_reducer.search import Bounds, Problem
-from conformance.check_reducer.verdicts import all_verdicts
+from check_reducer import exhaustive, property_search
+from check_reducer.domains import carrier_domain
+from check_reducer.laws import Equality
+from check_reducer.search import Bounds, Problem
+from check_reducer.verdicts import all_verdicts
 from reference.reduce import BUILTINS, Builtin
 
 

@@ -7,11 +7,11 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from conformance.check_reducer import exhaustive, property_search
-from conformance.check_reducer.domains import float_domain, int_domain, parse_domain
-from conformance.check_reducer.laws import DECLINED, LAW_BY_KEY, Equality, Sides
-from conformance.check_reducer.search import Bounds, Problem
-from conformance.check_reducer.verdicts import all_verdicts, theorem2_witness
+from check_reducer import exhaustive, property_search
+from check_reducer.domains import float_domain, int_domain, parse_domain
+from check_reducer.laws import DECLINED, LAW_BY_KEY, Equality, Sides
+from check_reducer.search import Bounds, Problem
+from check_reducer.verdicts import all_verdicts, theorem2_witness
 from reference.reduce import Reducer
 
 SUM: Reducer[int, int] = Reducer(0, lambda a, v: a + v, lambda a, v: a - v, "sum")

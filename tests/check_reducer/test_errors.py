@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conformance.check_reducer.cli import main
+from check_reducer.cli import main
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 BAD = f"{FIXTURES / 'bad_reducers.py'}"

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from conformance.check_reducer.cli import main
+from check_reducer.cli import main
 from tests.check_reducer.gallery import ALL_EXAMPLES, PLAIN, ROOT, valid
 
 EXAMPLES = PLAIN

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from conformance.check_reducer.cli import main
+from check_reducer.cli import main
 from tests.check_reducer.gallery import ROOT, valid
 
 

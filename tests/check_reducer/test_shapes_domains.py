@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.check_reducer.domains import DomainError, parse_domain
-from conformance.check_reducer.shapes import TargetError, as_reducer, infer_domains, load_reducer
+from check_reducer.domains import DomainError, parse_domain
+from check_reducer.shapes import TargetError, as_reducer, infer_domains, load_reducer
 from reference.algebra.zset import ZSet
 
 GALLERY = Path(__file__).resolve().parents[2] / "examples" / "reducers"

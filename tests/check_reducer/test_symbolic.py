@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from conformance.check_reducer.cli import main
-from conformance.check_reducer.domains import parse_domain
-from conformance.check_reducer.laws import LAW_BY_KEY, LAWS, Equality
-from conformance.check_reducer.search import Bounds, Problem
-from conformance.check_reducer.symbolic import module_source, parse_call, unsupported
+from check_reducer.cli import main
+from check_reducer.domains import parse_domain
+from check_reducer.laws import LAW_BY_KEY, LAWS, Equality
+from check_reducer.search import Bounds, Problem
+from check_reducer.symbolic import module_source, parse_call, unsupported
 from reference.reduce import Reducer
 from tests.check_reducer.gallery import SYMBOLIC as NEEDLES
 
@@ -37,11 +37,17 @@ def test_crosshair_finds_the_sign_bug(capsys: pytest.CaptureFixture[str],
     monkeypatch.chdir(ROOT)
     status, lines = crosshair_lines(["examples/reducers/broken.py:sum_remove_adds"], capsys)
     assert status == 1
+    # What the tool guarantees, whatever the machine's speed: every law fails, each
+    # counterexample traces back to CrossHair (the only engine run; a law may be
+    # refuted by CrossHair directly or through Theorem 2 from a law CrossHair refuted
+    # first, depending on which search finishes first), and each was re-run
+    # concretely: its sides are not all equal.
     for key in ("def7", "def7-global", "def7-skipdoc", "def11"):
-        assert lines[key]["status"] == "fails" and lines[key]["found_by"] == ["crosshair"], key
-    # the counterexample CrossHair printed was re-run concretely: its sides differ
-    sides = list(lines["def7-global"]["counterexample"]["sides"].values())
-    assert sides[0] != sides[1]
+        line = lines[key]
+        assert line["status"] == "fails", key
+        assert line["found_by"] and all(f.endswith("crosshair") for f in line["found_by"]), key
+        sides = list(line["counterexample"]["sides"].values())
+        assert len(sides) >= 2 and len(set(map(str, sides))) > 1, key
     for key in ("def2-add", "def2-remove"):
         assert lines[key]["status"] == "holds"
 

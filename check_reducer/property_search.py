@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, find, settings
 from hypothesis import strategies as st
 from hypothesis.errors import FailedHealthCheck, NoSuchExample, Unsatisfiable
 
-from conformance.check_reducer.laws import LAWS, Law
-from conformance.check_reducer.search import (
+from check_reducer.laws import LAWS, Law
+from check_reducer.search import (
     CallTimeout,
     EngineResult,
     Finding,

@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from conformance.check_reducer.domains import Domain
-from conformance.check_reducer.laws import DECLINED, Equality, Law, Sides
+from check_reducer.domains import Domain
+from check_reducer.laws import DECLINED, Equality, Law, Sides
 from reference.reduce import Reducer
 
 Status = Literal["holds", "fails", "raised", "skipped"]

@@ -1,4 +1,4 @@
-"""The search, run in a child process (``python -m conformance.check_reducer.worker JOB.json``).
+"""The search, run in a child process (``python -m check_reducer.worker JOB.json``).
 
 It limits its own memory first, imports the user's reducer, settles the
 domains, runs the engines and writes the report (a JSON-able dict, the
@@ -19,17 +19,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.check_reducer import exhaustive, property_search, symbolic
-from conformance.check_reducer.domains import SYNTAX_HELP, Domain, DomainError, parse_domain
-from conformance.check_reducer.laws import KEY, LAWS, Equality, Law
-from conformance.check_reducer.search import Bounds, EngineResult, Finding, Problem, time_limit
-from conformance.check_reducer.shapes import (
+from check_reducer import exhaustive, property_search, symbolic
+from check_reducer.domains import SYNTAX_HELP, Domain, DomainError, parse_domain
+from check_reducer.laws import KEY, LAWS, Equality, Law
+from check_reducer.search import Bounds, EngineResult, Finding, Problem, time_limit
+from check_reducer.shapes import (
     TargetError,
     declared_carriers,
     infer_domains,
     load_reducer,
 )
-from conformance.check_reducer.verdicts import (
+from check_reducer.verdicts import (
     LawVerdict,
     Witness,
     all_verdicts,

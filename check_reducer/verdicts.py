@@ -18,15 +18,15 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from conformance.check_reducer.exhaustive import reachable
-from conformance.check_reducer.laws import (
+from check_reducer.exhaustive import reachable
+from check_reducer.laws import (
     LAWS,
     Equality,
     Law,
     bag,
     collection_and_delta,
 )
-from conformance.check_reducer.search import EngineResult, Finding, Problem, evaluate, time_limit
+from check_reducer.search import EngineResult, Finding, Problem, evaluate, time_limit
 from reference.reduce import (
     InverseLawFailure,
     Reducer,

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conformance.check_reducer.domains import (
+from check_reducer.domains import (
     Domain,
     carrier_domain,
     domain_of_type,

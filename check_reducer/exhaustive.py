@@ -18,8 +18,8 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from conformance.check_reducer.laws import LAWS, Law, bag
-from conformance.check_reducer.search import (
+from check_reducer.laws import LAWS, Law, bag
+from check_reducer.search import (
     EngineResult,
     Problem,
     Stopwatch,

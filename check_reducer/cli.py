@@ -12,11 +12,11 @@ import argparse
 import json
 import sys
 
-from conformance.check_reducer.domains import SYNTAX_HELP
-from conformance.check_reducer.report import render
-from conformance.check_reducer.sandbox import run_job
-from conformance.check_reducer.shapes import SHAPES_HELP
-from conformance.check_reducer.worker import ENGINES, Job
+from check_reducer.domains import SYNTAX_HELP
+from check_reducer.report import render
+from check_reducer.sandbox import run_job
+from check_reducer.shapes import SHAPES_HELP
+from check_reducer.worker import ENGINES, Job
 
 
 def parser() -> argparse.ArgumentParser:

@@ -20,13 +20,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-import conformance
-from conformance.check_reducer.worker import Job, error_report, search_time
+import check_reducer
+from check_reducer.worker import Job, error_report, search_time
 
 
 def _python_path() -> str:
     """Where the child finds this very package (a worktree shadows an installed copy)."""
-    package_root = str(Path(conformance.__file__).resolve().parent.parent)
+    package_root = str(Path(check_reducer.__file__).resolve().parent.parent)
     existing = os.environ.get("PYTHONPATH", "")
     return os.pathsep.join(p for p in (package_root, existing) if p)
 
@@ -47,7 +47,7 @@ def run_job(job: Job, timeout: float) -> dict[str, Any]:
                                   search_until=time.time() + search_time(timeout))
         (folder / "job.json").write_text(json.dumps(dataclasses.asdict(job)), encoding="utf-8")
         child = subprocess.Popen(
-            [sys.executable, "-m", "conformance.check_reducer.worker", str(folder / "job.json")],
+            [sys.executable, "-m", "check_reducer.worker", str(folder / "job.json")],
             env=dict(os.environ, PYTHONPATH=_python_path()),
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
             start_new_session=True,  # its own process group: killed as a whole
