@@ -21,9 +21,20 @@ Grammar (``parse_domain``)::
     bool                False, True
     str                 short text              str[ALPHABET,N] strings over ALPHABET of length <= N (finite)
     tuple[D1,D2,...]    tuples, one component per domain
+    tuple[D,...]        tuples of any length <= 3 over D (a literal ``...``)
+    list[D]             lists of length <= 3 over D
+    frozenset[D]        frozensets of at most 3 elements of D (set[D]: Python sets)
+    dict[K,D]           dicts with at most 3 keys from K, values from D
+    optional[D]         D and None (also written D|None)
     zset[D]             Z-sets over D (weights in -3..3, at most 3 elements)
     multiset[D]         multisets over D (multiplicities <= 3, at most 3 elements)
     {X1, X2, ...}       exactly these Python literals (finite), e.g. {1, 2, 3}
+    [X1, X2, ...]       the same for unhashable literals, e.g. [[], [0], [0, 1]]
+
+The container sizes are bounded (``MAX_SIZE``) and the bound is part of the
+domain's description, so every report states it. Each domain can also say
+whether a value belongs to it (``contains``): the checker adds ``initial`` to
+an accumulator domain that lacks it, and says so.
 """
 
 from __future__ import annotations
@@ -31,6 +42,7 @@ from __future__ import annotations
 import ast
 import itertools
 import math
+import types
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -45,10 +57,14 @@ from reference.algebra.zset import ZSet
 #: the largest domain that ``elements()`` enumerates; bigger finite domains are sampled
 MAX_ENUMERATED = 512
 
+#: the most elements a list, tuple[D, ...], set, dict, Z-set or multiset of a domain holds
+MAX_SIZE = 3
+
 SYNTAX_HELP = (
     "domains: int | int[LO..HI] | float | float[LO..HI] | float[inf] | float[nan,inf] | "
     "fraction | fraction[nonzero] | bool | str | str[ALPHABET,N] | tuple[D1,D2,...] | "
-    "zset[D] | multiset[D] | {X1, X2, ...}"
+    "tuple[D,...] | list[D] | frozenset[D] | set[D] | dict[K,D] | optional[D] | "
+    "zset[D] | multiset[D] | {X1, X2, ...} | [X1, X2, ...]"
 )
 
 
@@ -68,6 +84,18 @@ class Domain:
     annotation: str | None = None  # CrossHair argument type, None: no symbolic encoding
     precondition: Callable[[str], list[str]] | None = None  # var -> Python boolean expressions
     floats: bool = False  # float arithmetic: exact equality may fail by rounding
+    member: Callable[[Any], bool] | None = None  # whether a value belongs to the domain
+
+    def contains(self, x: Any) -> bool | None:
+        """Whether ``x`` is in the domain (None when the domain cannot tell)."""
+        if self.member is not None:
+            try:
+                return bool(self.member(x))
+            except Exception:
+                return False
+        if self.finite_elements is not None:
+            return any(_same(x, y) for y in self.finite_elements)
+        return None
 
     def elements(self) -> tuple[Any, ...] | None:
         return self.finite_elements
@@ -89,10 +117,19 @@ class Domain:
 # --- the base domains ----------------------------------------------------------------
 
 
+def _same(x: Any, y: Any) -> bool:
+    """Equal values of the same type (True == 1 in Python, but not in a domain)."""
+    return type(x) is type(y) and bool(x == y)
+
+
 def simplest_first(xs: Sequence[int]) -> tuple[int, ...]:
     """0, 1, -1, 2, -2, ...: the exhaustive engine enumerates in this order, so the first
     counterexample it finds is made of the smallest integers."""
     return tuple(sorted(set(xs), key=lambda x: (abs(x), x < 0)))
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
 
 
 def int_domain(lo: int | None = None, hi: int | None = None) -> Domain:
@@ -104,6 +141,7 @@ def int_domain(lo: int | None = None, hi: int | None = None) -> Domain:
             probe=simplest_first(range(-3, 4)),
             make_strategy=lambda: st.integers(),
             annotation="int",
+            member=_is_int,
         )
     if lo > hi:
         raise DomainError(f"int[{lo}..{hi}]: empty range")
@@ -116,6 +154,7 @@ def int_domain(lo: int | None = None, hi: int | None = None) -> Domain:
         make_strategy=lambda: st.integers(lo, hi),
         annotation="int",
         precondition=lambda var: [f"{lo} <= {var} <= {hi}"],
+        member=lambda x: _is_int(x) and lo <= x <= hi,
     )
 
 
@@ -145,6 +184,15 @@ def float_domain(lo: float | None = None, hi: float | None = None,
             conds.append(f"{lo!r} <= {var} <= {hi!r}")
         return conds
 
+    def member(x: Any) -> bool:
+        if not isinstance(x, float):
+            return False
+        if math.isnan(x):
+            return allow_nan
+        if math.isinf(x):
+            return allow_inf
+        return lo is None or hi is None or lo <= x <= hi
+
     return Domain(
         spec=spec,
         description=desc,
@@ -155,6 +203,7 @@ def float_domain(lo: float | None = None, hi: float | None = None,
         annotation="float",
         precondition=precondition,
         floats=True,
+        member=member,
     )
 
 
@@ -170,11 +219,13 @@ def fraction_domain(nonzero: bool = False) -> Domain:
         finite_elements=None,
         probe=probe if nonzero else (Fraction(0),) + probe,
         make_strategy=strategy,
+        member=lambda x: isinstance(x, Fraction) and (x != 0 or not nonzero),
     )
 
 
 def bool_domain() -> Domain:
-    return Domain("bool", "booleans", (False, True), (False, True), st.booleans, annotation="bool")
+    return Domain("bool", "booleans", (False, True), (False, True), st.booleans, annotation="bool",
+                  member=lambda x: isinstance(x, bool))
 
 
 def str_domain(alphabet: str | None = None, max_len: int = 3) -> Domain:
@@ -186,6 +237,7 @@ def str_domain(alphabet: str | None = None, max_len: int = 3) -> Domain:
             probe=("", "a", "b", "ab", "ba"),
             make_strategy=lambda: st.text(max_size=4),
             annotation="str",
+            member=lambda x: isinstance(x, str),
         )
     chars = "".join(dict.fromkeys(alphabet))
     everything = tuple(
@@ -199,6 +251,7 @@ def str_domain(alphabet: str | None = None, max_len: int = 3) -> Domain:
         make_strategy=lambda: st.text(alphabet=chars, max_size=max_len),
         annotation="str",
         precondition=lambda var: [f"len({var}) <= {max_len}", f"all(c in {chars!r} for c in {var})"],
+        member=lambda x: isinstance(x, str) and len(x) <= max_len and all(c in chars for c in x),
     )
 
 
@@ -218,6 +271,10 @@ def tuple_domain(parts: Sequence[Domain]) -> Domain:
     def precondition(var: str) -> list[str]:
         return [c for i, p in enumerate(parts) for c in p.preconditions(f"{var}[{i}]")]
 
+    def member(x: Any) -> bool:
+        return (type(x) is tuple and len(x) == len(parts)
+                and all(p.contains(y) is not False for p, y in zip(parts, x, strict=True)))
+
     return Domain(
         spec=f"tuple[{','.join(p.spec for p in parts)}]",
         description="tuples (" + ", ".join(p.description for p in parts) + ")",
@@ -227,6 +284,185 @@ def tuple_domain(parts: Sequence[Domain]) -> Domain:
         annotation=annotation,
         precondition=precondition,
         floats=any(p.floats for p in parts),
+        member=member,
+    )
+
+
+# --- containers of bounded size: the accumulators people write -------------------------
+
+
+def _element_var(var: str) -> str:
+    """A fresh identifier for the elements of ``var`` in a generated precondition."""
+    return "_e_" + "".join(c if c.isalnum() else "_" for c in var)
+
+
+def _sequences(element: Domain, max_len: int) -> tuple[tuple[Any, ...] | None, tuple[tuple[Any, ...], ...]]:
+    """All sequences of length <= max_len over a finite element domain (None when too many),
+    and a probe: every sequence of length <= 2 over three sample elements, and one of length 3."""
+    finite = element.elements()
+    everything = None
+    if finite is not None and sum(len(finite) ** n for n in range(max_len + 1)) <= MAX_ENUMERATED:
+        everything = tuple(s for n in range(max_len + 1) for s in itertools.product(finite, repeat=n))
+    base = element.sample()[:3]
+    probe = tuple(s for n in range(min(2, max_len) + 1) for s in itertools.product(base, repeat=n))
+    if max_len >= 3 and base:
+        probe += ((base[0],) * 3,)
+    return everything, probe
+
+
+def sequence_domain(kind: str, element: Domain, max_len: int = MAX_SIZE) -> Domain:
+    """``list[D]`` or ``tuple[D,...]``: sequences of length <= max_len over D."""
+    build: Callable[[Sequence[Any]], Any] = list if kind == "list" else tuple
+    everything, probe = _sequences(element, max_len)
+    words = "lists" if kind == "list" else "tuples"
+
+    def precondition(var: str) -> list[str]:
+        e = _element_var(var)
+        inner = element.preconditions(e)
+        return [f"len({var}) <= {max_len}"] + (
+            [f"all(({' and '.join(inner)}) for {e} in {var})"] if inner else [])
+
+    return Domain(
+        spec=f"list[{element.spec}]" if kind == "list" else f"tuple[{element.spec},...]",
+        description=f"{words} of length <= {max_len} over {element.description}",
+        finite_elements=None if everything is None else tuple(build(s) for s in everything),
+        probe=tuple(build(s) for s in probe),
+        make_strategy=lambda: st.lists(element.strategy(), max_size=max_len).map(build),
+        annotation=None if element.annotation is None else (
+            f"list[{element.annotation}]" if kind == "list" else f"tuple[{element.annotation}, ...]"),
+        precondition=precondition,
+        floats=element.floats,
+        member=lambda x: type(x) is type(build(())) and len(x) <= max_len
+        and all(element.contains(y) is not False for y in x),
+    )
+
+
+def set_domain(kind: str, element: Domain, max_size: int = MAX_SIZE) -> Domain:
+    """``frozenset[D]`` (or ``set[D]``): sets of at most max_size elements of D."""
+    build: Callable[[Any], Any] = frozenset if kind == "frozenset" else set
+    everything, probe = _sequences(element, max_size)
+
+    def distinct(seqs: tuple[tuple[Any, ...], ...]) -> tuple[Any, ...]:
+        seen: dict[frozenset[Any], None] = {}
+        for s in seqs:
+            seen.setdefault(frozenset(s), None)
+        return tuple(build(s) for s in seen)
+
+    def precondition(var: str) -> list[str]:
+        e = _element_var(var)
+        inner = element.preconditions(e)
+        return [f"len({var}) <= {max_size}"] + (
+            [f"all(({' and '.join(inner)}) for {e} in {var})"] if inner else [])
+
+    return Domain(
+        spec=f"{kind}[{element.spec}]",
+        description=f"{'frozensets' if kind == 'frozenset' else 'sets'} of at most {max_size} "
+                    f"elements of {element.description}",
+        finite_elements=None if everything is None else distinct(everything),
+        probe=distinct(probe),
+        make_strategy=lambda: st.frozensets(element.strategy(), max_size=max_size).map(build),
+        annotation=None if element.annotation is None else f"{kind}[{element.annotation}]",
+        precondition=precondition,
+        floats=element.floats,
+        member=lambda x: type(x) is build and len(x) <= max_size
+        and all(element.contains(y) is not False for y in x),
+    )
+
+
+def dict_domain(key: Domain, value: Domain, max_size: int = MAX_SIZE) -> Domain:
+    """``dict[K,D]``: dicts with at most max_size keys from K and values from D."""
+    keys, vals = key.sample()[:2], value.sample()[:3]
+    probe: list[dict[Any, Any]] = [{}]
+    probe += [{k: v} for k in keys for v in vals]
+    if len(keys) >= 2:
+        probe += [{keys[0]: vals[0], keys[1]: vals[-1]}, {keys[1]: vals[-1], keys[0]: vals[0]}]
+    everything = None
+    kf, vf = key.elements(), value.elements()
+    if kf is not None and vf is not None:
+        count = sum(math.comb(len(kf), n) * len(vf) ** n for n in range(min(max_size, len(kf)) + 1))
+        if count <= MAX_ENUMERATED:
+            everything = tuple(
+                dict(zip(ks, vs, strict=True))
+                for n in range(min(max_size, len(kf)) + 1)
+                for ks in itertools.combinations(kf, n)
+                for vs in itertools.product(vf, repeat=n))
+
+    def precondition(var: str) -> list[str]:
+        e = _element_var(var)
+        inner = [f"({c})" for c in key.preconditions(e)] + [
+            f"({c})" for c in value.preconditions(f"{var}[{e}]")]
+        return [f"len({var}) <= {max_size}"] + (
+            [f"all({' and '.join(inner)} for {e} in {var})"] if inner else [])
+
+    annotation = None
+    if key.annotation is not None and value.annotation is not None:
+        annotation = f"dict[{key.annotation}, {value.annotation}]"
+    return Domain(
+        spec=f"dict[{key.spec},{value.spec}]",
+        description=f"dicts of at most {max_size} keys from {key.description} to "
+                    f"{value.description}",
+        finite_elements=everything,
+        probe=tuple(probe),
+        make_strategy=lambda: st.dictionaries(key.strategy(), value.strategy(), max_size=max_size),
+        annotation=annotation,
+        precondition=precondition,
+        floats=value.floats,
+        member=lambda x: type(x) is dict and len(x) <= max_size and all(
+            key.contains(k) is not False and value.contains(v) is not False for k, v in x.items()),
+    )
+
+
+def optional_domain(inner: Domain) -> Domain:
+    """``optional[D]``: None and every element of D (None first: it is often ``initial``)."""
+    finite = inner.elements()
+
+    def precondition(var: str) -> list[str]:
+        conds = inner.preconditions(var)
+        return [f"{var} is None or ({' and '.join(conds)})"] if conds else []
+
+    return Domain(
+        spec=f"optional[{inner.spec}]",
+        description=f"None or {inner.description}",
+        finite_elements=None if finite is None else (None, *finite),
+        probe=(None, *inner.sample()),
+        make_strategy=lambda: st.none() | inner.strategy(),
+        annotation=None if inner.annotation is None else f"{inner.annotation} | None",
+        precondition=precondition,
+        floats=inner.floats,
+        member=lambda x: x is None or inner.contains(x) is not False,
+    )
+
+
+def literal_source(x: Any) -> str | None:
+    """Python source that evaluates to ``x`` (for a generated precondition), or None."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return f"float({str(x)!r})"
+    try:
+        return repr(x) if _same(ast.literal_eval(repr(x)), x) else None
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+
+
+def with_initial(domain: Domain, initial: Any) -> Domain:
+    """``domain`` ∪ {initial}: the accumulators the laws quantify over include ι, and a
+    domain the user gave (or a hint implied) that lacks it is extended, and says so."""
+    source = literal_source(initial)
+    finite = domain.elements()
+
+    def precondition(var: str) -> list[str]:
+        conds = domain.preconditions(var)
+        return [f"{var} == {source} or ({' and '.join(conds)})"] if conds else []
+
+    return Domain(
+        spec=f"{domain.spec} ∪ {{initial}}",
+        description=f"{domain.description}, and initial = {initial!r}",
+        finite_elements=None if finite is None else (initial, *finite),
+        probe=(initial, *domain.sample()),
+        make_strategy=lambda: st.just(initial) | domain.strategy(),
+        annotation=domain.annotation if source is not None else None,
+        precondition=precondition,
+        floats=domain.floats,
+        member=lambda x: _same(x, initial) or domain.contains(x) is not False,
     )
 
 
@@ -241,32 +477,40 @@ def weighted_domain(kind: str, element: Domain) -> Domain:
         probe += [build({e: -1}) for e in base]
     if len(base) >= 2:
         probe.append(build({base[0]: 1, base[1]: 1}))
+    kind_type = ZSet if kind == "zset" else Multiset
     return Domain(
         spec=f"{kind}[{element.spec}]",
         description=f"{'Z-sets' if kind == 'zset' else 'multisets'} over {element.description} "
                     f"({'weights in -3..3' if kind == 'zset' else 'multiplicities <= 3'}, "
-                    "at most 3 elements)",
+                    f"at most {MAX_SIZE} elements)",
         finite_elements=None,
         probe=tuple(probe),
-        make_strategy=lambda: st.dictionaries(element.strategy(), weights, max_size=3).map(build),
+        make_strategy=lambda: st.dictionaries(element.strategy(), weights, max_size=MAX_SIZE).map(build),
+        member=lambda x: isinstance(x, kind_type)
+        and all(element.contains(e) is not False for e, _ in x.items()),
     )
 
 
 def carrier_domain(elements: Sequence[Any], spec: str | None = None) -> Domain:
-    """Exactly ``elements``: a finite carrier, as the reference's checkers take them."""
-    items = tuple(dict.fromkeys(elements))
+    """Exactly ``elements``: a finite carrier, as the reference's checkers take them
+    (duplicates dropped; elements may be unhashable, e.g. lists)."""
+    items: list[Any] = []
+    for x in elements:
+        if not any(_same(x, y) for y in items):
+            items.append(x)
     if not items:
         raise DomainError("a finite domain needs at least one element")
     kinds = {type(x) for x in items}
     annotation = next((k.__name__ for k in (int, str) if kinds == {k}), None)  # symbolic: x in (...)
+    every = tuple(items)
     return Domain(
         spec=spec or "{" + ", ".join(repr(x) for x in items) + "}",
         description=f"exactly these {len(items)} values",
-        finite_elements=items,
-        probe=items,
-        make_strategy=lambda: st.sampled_from(items),
+        finite_elements=every,
+        probe=every,
+        make_strategy=lambda: st.sampled_from(every),
         annotation=annotation,
-        precondition=lambda var: [f"{var} in {items!r}"],
+        precondition=lambda var: [f"{var} in {every!r}"],
         floats=any(isinstance(x, float) for x in items),
     )
 
@@ -274,15 +518,15 @@ def carrier_domain(elements: Sequence[Any], spec: str | None = None) -> Domain:
 # --- parsing ------------------------------------------------------------------------
 
 
-def _split_top(args: str) -> list[str]:
-    """Split on commas that are not inside brackets."""
+def _split_top(args: str, sep: str = ",") -> list[str]:
+    """Split on ``sep`` where it is not inside brackets."""
     parts, depth, current = [], 0, ""
     for ch in args:
-        if ch == "[":
+        if ch in "[{(":
             depth += 1
-        elif ch == "]":
+        elif ch in "]})":
             depth -= 1
-        if ch == "," and depth == 0:
+        if ch == sep and depth == 0:
             parts.append(current)
             current = ""
         else:
@@ -301,22 +545,45 @@ def _range(args: str, convert: Callable[[str], Any], where: str) -> tuple[Any, A
         raise DomainError(f"{where}: bad bound in {args!r} ({exc})") from exc
 
 
+def _literals(text: str) -> Domain:
+    """``{X1, ...}`` or ``[X1, ...]``: exactly these Python literals."""
+    try:
+        elements = ast.literal_eval(text)
+    except TypeError as exc:  # a set literal of unhashable values, e.g. {[], [0]}
+        raise DomainError(
+            f"{text!r}: a set literal cannot hold unhashable values ({exc}); write the "
+            f"values as a list literal, e.g. '[[], [0]]', or use list[D] / dict[K,D]") from exc
+    except (ValueError, SyntaxError, MemoryError, RecursionError) as exc:
+        raise DomainError(f"{text!r}: a finite domain is a set {{X1, X2, ...}} or a list "
+                          "[X1, X2, ...] of Python literals") from exc
+    if isinstance(elements, dict) and not elements:
+        raise DomainError(f"{text!r}: an empty domain; list at least one value")
+    if not isinstance(elements, (set, list)):
+        raise DomainError(f"{text!r}: a finite domain is a set {{X1, X2, ...}} or a list "
+                          "[X1, X2, ...] of Python literals")
+    if isinstance(elements, set):
+        try:
+            return carrier_domain(sorted(elements))
+        except TypeError:  # values of mixed types: no natural order
+            return carrier_domain(sorted(elements, key=repr))
+    return carrier_domain(elements, text)
+
+
 def parse_domain(text: str) -> Domain:
     """The domain written as ``text`` (grammar in the module docstring)."""
     text = text.strip()
-    if text.startswith("{"):
-        try:
-            elements = ast.literal_eval(text)
-        except (ValueError, SyntaxError) as exc:
-            raise DomainError(f"{text!r}: a finite domain is a set of Python literals") from exc
-        if not isinstance(elements, (set, dict)) or isinstance(elements, dict) and elements:
-            raise DomainError(f"{text!r}: a finite domain is a set of Python literals")
-        return carrier_domain(sorted(elements, key=repr))
+    if not text:
+        raise DomainError(f"an empty domain. {SYNTAX_HELP}")
+    if text[0] in "{[":
+        return _literals(text)
+    alternatives = _split_top(text, "|")
+    if len(alternatives) == 2 and "None" in alternatives:
+        return optional_domain(parse_domain(next(a for a in alternatives if a != "None")))
     name, bracket, rest = text.partition("[")
     name = name.strip().lower()
     args = None
     if bracket:
-        if not rest.endswith("]"):
+        if not rest.endswith("]") or rest.count("[") + 1 != rest.count("]"):
             raise DomainError(f"{text!r}: unbalanced brackets. {SYNTAX_HELP}")
         args = rest[:-1].strip()
     if name == "int":
@@ -347,7 +614,21 @@ def parse_domain(text: str) -> Domain:
             raise DomainError(f"{text!r}: str[ALPHABET,N] needs an integer N") from exc
         return str_domain(parts[0], max_len)
     if name == "tuple" and args:
-        return tuple_domain([parse_domain(p) for p in _split_top(args)])
+        parts = _split_top(args)
+        if len(parts) == 2 and parts[1] == "...":
+            return sequence_domain("tuple", parse_domain(parts[0]))
+        return tuple_domain([parse_domain(p) for p in parts])
+    if name == "list" and args:
+        return sequence_domain("list", parse_domain(args))
+    if name in ("frozenset", "set") and args:
+        return set_domain(name, parse_domain(args))
+    if name == "dict" and args:
+        parts = _split_top(args)
+        if len(parts) != 2:
+            raise DomainError(f"{text!r}: dict[K,D] takes a key domain and a value domain")
+        return dict_domain(parse_domain(parts[0]), parse_domain(parts[1]))
+    if name == "optional" and args:
+        return optional_domain(parse_domain(args))
     if name in ("zset", "multiset") and args:
         return weighted_domain(name, parse_domain(args))
     raise DomainError(f"unknown domain {text!r}. {SYNTAX_HELP}")
@@ -357,7 +638,9 @@ def parse_domain(text: str) -> Domain:
 
 
 def domain_of_type(hint: Any) -> Domain | None:
-    """The default domain of a type hint, or None when there is none."""
+    """The default domain of a type hint, or None when there is none. Containers
+    (``list[int]``, ``dict[str, int]``, ``frozenset[int]``, ``tuple[int, ...]``) get
+    their bounded default (at most ``MAX_SIZE`` elements); ``Optional[X]`` adds None."""
     if hint is int:
         return int_domain()
     if hint is float:
@@ -369,10 +652,24 @@ def domain_of_type(hint: Any) -> Domain | None:
     if hint is Fraction:
         return fraction_domain()
     origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if origin is tuple and args and Ellipsis not in args:
-        parts = [domain_of_type(a) for a in args]
-        if all(p is not None for p in parts):
-            return tuple_domain([p for p in parts if p is not None])
+    if origin in (typing.Union, types.UnionType) and type(None) in args:
+        rest = [a for a in args if a is not type(None)]
+        inner = domain_of_type(rest[0]) if len(rest) == 1 else None
+        return optional_domain(inner) if inner is not None else None
+    parts = [domain_of_type(a) for a in args if a is not Ellipsis]
+    if not args or any(p is None for p in parts):
+        return None
+    known = [p for p in parts if p is not None]
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return sequence_domain("tuple", known[0])
+        return tuple_domain(known)
+    if origin is list and len(known) == 1:
+        return sequence_domain("list", known[0])
+    if origin in (frozenset, set) and len(known) == 1:
+        return set_domain(origin.__name__, known[0])
+    if origin is dict and len(known) == 2:
+        return dict_domain(known[0], known[1])
     return None
 
 

@@ -16,15 +16,18 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from check_reducer.laws import LAWS, Law, bag
+from check_reducer.purity import freeze
 from check_reducer.search import (
     EngineResult,
     Problem,
     Stopwatch,
     call_limited,
     evaluate,
+    found,
     time_limit,
 )
 from reference.reduce import decide_incremental_correctness, fold
@@ -53,14 +56,38 @@ def _split_instances(values: tuple[Any, ...], total: int) -> Iterator[dict[str, 
                     yield {"M0": M0, "D": D, "P": P}
 
 
+@dataclass(frozen=True)
+class Closure:
+    """Accumulators fold_⊕(ι, s), each with a shortest sequence s reaching it, keyed by
+    :func:`~check_reducer.purity.freeze` (accumulators may be unhashable: dicts, lists)."""
+
+    found: Mapping[Any, tuple[Any, tuple[Any, ...]]]  # freeze(a) -> (a, s)
+
+    def __contains__(self, a: object) -> bool:
+        return freeze(a) in self.found
+
+    def __len__(self) -> int:
+        return len(self.found)
+
+    def items(self) -> Iterator[tuple[Any, tuple[Any, ...]]]:
+        return iter(self.found.values())
+
+    def paths(self) -> Iterator[tuple[Any, ...]]:
+        return (path for _, path in self.found.values())
+
+    def path_to(self, a: Any) -> tuple[Any, ...] | None:
+        hit = self.found.get(freeze(a))
+        return None if hit is None else hit[1]
+
+
 def reachable(problem: Problem, values: tuple[Any, ...],
-              depth: int | None = None) -> dict[Any, tuple[Any, ...]] | None:
+              depth: int | None = None) -> Closure | None:
     """Every accumulator fold_⊕(ι, s) for sequences s over ``values`` (of length <= ``depth``
     when given), each with a shortest s reaching it (breadth first); None when there are more
-    than MAX_REACHABLE, one is unhashable, add raised or hung (each call is under the per-call
-    time limit), or the problem's time is up."""
+    than MAX_REACHABLE, add raised or hung (each call is under the per-call time limit), or
+    the problem's time is up."""
     add = call_limited(problem, problem.R.add)
-    found: dict[Any, tuple[Any, ...]] = {problem.R.initial: ()}
+    seen: dict[Any, tuple[Any, tuple[Any, ...]]] = {freeze(problem.R.initial): (problem.R.initial, ())}
     frontier = [problem.R.initial]
     level = 0
     try:
@@ -70,21 +97,22 @@ def reachable(problem: Problem, values: tuple[Any, ...],
             for a in frontier:
                 if problem.out_of_time():
                     return None
+                path = seen[freeze(a)][1]
                 for v in values:
                     b = add(a, v)
-                    if b not in found:
-                        found[b] = found[a] + (v,)
+                    if freeze(b) not in seen:
+                        seen[freeze(b)] = (b, path + (v,))
                         following.append(b)
-                        if len(found) > MAX_REACHABLE:
+                        if len(seen) > MAX_REACHABLE:
                             return None
             frontier = following
-    except Exception:  # unhashable accumulators, or add raised or hung: the searches report it
+    except Exception:  # add raised or hung: the searches report it with its input
         return None
-    return found
+    return Closure(seen)
 
 
 def _instances(law: Law, problem: Problem,
-               reached: Mapping[Any, tuple[Any, ...]] | None) -> tuple[Iterable[dict[str, Any]], str, bool]:
+               reached: Closure | None) -> tuple[Iterable[dict[str, Any]], str, bool]:
     """The instances of ``law`` to enumerate, a description, and whether they cover its ∀."""
     A, V = problem.accumulators, problem.values
     vals = V.sample()
@@ -95,7 +123,7 @@ def _instances(law: Law, problem: Problem,
                 f"single-key C, Δ with |C(k)| + |Δ⁺(k)| <= {n}, values from {v_desc}", False)
     if law.key == "def7":
         if reached is not None:
-            return ({"M": M, "v": v} for M in reached.values() for v in vals), (
+            return ({"M": M, "v": v} for M in reached.paths() for v in vals), (
                 f"all {len(reached)} reachable accumulators (closure of ι under ⊕ over "
                 f"the finite V = {V.spec}) × every v"), True
         n = problem.bounds.bag
@@ -115,8 +143,7 @@ def _show(xs: tuple[Any, ...], limit: int = 8) -> str:
     return "{" + shown + (", ..." if len(xs) > limit else "") + "}"
 
 
-def check_law(law: Law, problem: Problem,
-              reached: Mapping[Any, tuple[Any, ...]] | None = None) -> EngineResult:
+def check_law(law: Law, problem: Problem, reached: Closure | None = None) -> EngineResult:
     clock = Stopwatch()
     instances, searched, covers = _instances(law, problem, reached)
     cap = problem.bounds.exhaustive_cap
@@ -130,14 +157,14 @@ def check_law(law: Law, problem: Problem,
         status, finding = evaluate(problem, law, args)
         if status == "declined":
             declined += 1
-        elif status in ("fails", "raised"):
+        elif found(status):
             return EngineResult("exhaustive", law.key, status, searched, cases, declined,
                                 False, clock.seconds(), finding)
     return EngineResult("exhaustive", law.key, "holds", searched, cases, declined, covers,
                         clock.seconds())
 
 
-def reachable_by_fold(problem: Problem) -> dict[Any, tuple[Any, ...]] | None:
+def reachable_by_fold(problem: Problem) -> Closure | None:
     """The closure of ι under ⊕ over the finite V, when each of its elements b is
     fold_⊕(ι, M_b) for the multiset M_b of a path reaching it: then these M_b reach every
     accumulator fold_⊕(ι, M) there is, and SKIP-DEF-7 is decided on them. None otherwise."""
@@ -147,8 +174,10 @@ def reachable_by_fold(problem: Problem) -> dict[Any, tuple[Any, ...]] | None:
     if closure is None:
         return None
     try:
-        if all(fold(problem.R.add, problem.R.initial, bag(M)) == b for b, M in closure.items()):
-            return closure
+        with time_limit(problem.call_timeout):
+            if all(freeze(fold(problem.R.add, problem.R.initial, bag(M))) == freeze(b)
+                   for b, M in closure.items()):
+                return closure
     except Exception:
         return None
     return None
@@ -177,12 +206,12 @@ def decide_def11(law: Law, problem: Problem) -> EngineResult | None:
     if verdict.holds:
         return EngineResult("exhaustive", law.key, "holds", searched, verdict.cases, 0, True,
                             clock.seconds())
-    found = dict(verdict.counterexample or {})
-    D = bag(found["delta"].removed(found["key"]).elements())
-    M0 = found["collection"][found["key"]] - D
+    witness = dict(verdict.counterexample or {})
+    D = bag(witness["delta"].removed(witness["key"]).elements())
+    M0 = witness["collection"][witness["key"]] - D
     args = {"M0": tuple(M0.elements()), "D": tuple(D.elements()), "P": ()}
     status, finding = evaluate(problem, law, args)  # re-checked on the law's own instance
-    if status not in ("fails", "raised"):
+    if not found(status):
         return None
     return EngineResult("exhaustive", law.key, status, searched, verdict.cases, 0, False,
                         clock.seconds(), finding)

@@ -17,12 +17,12 @@ from hypothesis.errors import FailedHealthCheck, NoSuchExample, Unsatisfiable
 
 from check_reducer.laws import LAWS, Law
 from check_reducer.search import (
-    CallTimeout,
     EngineResult,
     Finding,
     Problem,
     Stopwatch,
     evaluate,
+    found,
 )
 
 # BaseException, not Exception: Hypothesis treats an Exception from the condition as a
@@ -62,11 +62,10 @@ def check_law(law: Law, problem: Problem, examples: int, seed: int) -> EngineRes
         status, finding = evaluate(problem, law, args)
         if status == "declined":
             counts["declined"] += 1
-        if status == "raised" and finding is not None and finding.error and \
-                finding.error.startswith(CallTimeout.__name__):
+        if status == "hung" and finding is not None:
             timed_out.append(finding)
             raise _Abort
-        return status in ("fails", "raised")
+        return found(status)
 
     searched = (f"up to {examples} generated examples (seed {seed}, shrinking on), "
                 f"A = {problem.accumulators.spec}, V = {problem.values.spec}"
@@ -89,11 +88,11 @@ def check_law(law: Law, problem: Problem, examples: int, seed: int) -> EngineRes
                             f"{searched}; stopped at the time limit",
                             counts["cases"], counts["declined"], False, clock.seconds())
     except _Abort:
-        return EngineResult("hypothesis", law.key, "raised", searched, counts["cases"],
+        return EngineResult("hypothesis", law.key, "hung", searched, counts["cases"],
                             counts["declined"], False, clock.seconds(), timed_out[0],
                             ["stopped at the first call that timed out (not shrunk)"])
     status, finding = evaluate(problem, law, minimal)
-    if status not in ("fails", "raised"):  # flaky: the reducer is not deterministic
+    if not found(status):  # flaky: the reducer is not deterministic
         return EngineResult("hypothesis", law.key, "raised", searched, counts["cases"],
                             counts["declined"], False, clock.seconds(),
                             Finding(dict(minimal), error="NonDeterminism: the reducer gave a "

@@ -1,8 +1,10 @@
 """What every search engine shares: the problem, guarded evaluation, the result.
 
-The user's reducer is arbitrary code: each evaluation of a law instance runs
-under a per-call time limit (a Python-level hang becomes a finding that names
-the input), and any exception it raises is caught and reported with that input.
+The user's reducer is arbitrary code: it is called with value semantics
+(:mod:`check_reducer.purity`), each evaluation of a law instance runs under a
+per-call time limit (a Python-level hang becomes a finding that names the call
+of add or remove that hung, with its arguments), and any exception it raises is
+caught and reported with that call and the law's instance.
 """
 
 from __future__ import annotations
@@ -13,13 +15,25 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from check_reducer.domains import Domain
 from check_reducer.laws import DECLINED, Equality, Law, Sides
+from check_reducer.purity import Call, CallTimeout, ReducerCallFailed, describe_error, guarded
 from reference.reduce import Reducer
 
-Status = Literal["holds", "fails", "raised", "skipped"]
+Status = Literal["holds", "fails", "raised", "hung", "skipped"]
+
+#: the statuses of an instance (and of an engine's search) that end the search of a law
+FOUND = ("fails", "raised", "hung")
+Found = Literal["fails", "raised", "hung"]
+
+
+def found(status: str) -> TypeGuard[Found]:
+    """Whether an instance's status ends the search of its law (a counterexample, a raise, a hang)."""
+    return status in FOUND
+
+__all__ = ["CallTimeout", "describe_error"]  # re-exported for the engines
 
 
 @dataclass(frozen=True)
@@ -43,6 +57,10 @@ class Problem:
     call_timeout: float = 2.0  # seconds per law instance
     deadline: float = math.inf  # time.monotonic() after which the engines stop searching
 
+    def __post_init__(self) -> None:
+        # value semantics for every call of the user's add/remove (idempotent)
+        object.__setattr__(self, "R", guarded(self.R))
+
     def out_of_time(self) -> bool:
         return time.monotonic() > self.deadline
 
@@ -54,6 +72,8 @@ class Finding:
     args: Mapping[str, Any]
     sides: Mapping[str, Any] | None = None  # when the law fails
     error: str | None = None  # "ZeroDivisionError: division by zero", when it raised
+    call: Call | None = None  # the call of add or remove that raised or hung
+    hung: bool = False  # the error is the per-call time limit
 
 
 @dataclass
@@ -70,10 +90,6 @@ class EngineResult:
     seconds: float = 0.0
     finding: Finding | None = None
     notes: list[str] = field(default_factory=list)
-
-
-class CallTimeout(Exception):
-    """A law instance took longer than the per-call time limit."""
 
 
 @contextmanager
@@ -106,29 +122,27 @@ def call_limited(problem: Problem, f: Callable[[Any, Any], Any]) -> Callable[[An
     return limited
 
 
-def describe_error(exc: BaseException) -> str:
-    """``"ZeroDivisionError: division by zero"``; exceptions with no message say what they mean."""
-    if isinstance(exc, MemoryError):
-        return ("MemoryError: out of memory under the search's memory limit (--memory-mb)"
-                + (f": {exc}" if str(exc) else ""))
-    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-
-
 #: the reference's check and the law's sides disagree on one instance: a reducer whose answers
 #: change between calls, or accumulators whose == is not an equivalence, can cause this
 INCONSISTENT = ("Inconsistent: the reference's check and the law's sides disagree on this "
                 "instance (is the reducer deterministic, and is == on its accumulators an "
                 "equivalence?)")
 
-Evaluation = tuple[Literal["holds", "declined", "fails", "raised"], Finding | None]
+Evaluation = tuple[Literal["holds", "declined", "fails", "raised", "hung"], Finding | None]
 
 
 def evaluate(problem: Problem, law: Law, args: Mapping[str, Any]) -> Evaluation:
-    """Evaluate one instance of ``law``: holds, declined (vacuous), fails or raised."""
+    """Evaluate one instance of ``law``: holds, declined (vacuous), fails, raised or hung."""
     try:
         with time_limit(problem.call_timeout):
             outcome = law.evaluate(problem.R, args)
-            by_reference = law.reference_holds(problem.R, args) if problem.equality.exact else None
+            by_reference = (law.reference_holds(problem.R, args)
+                            if problem.equality.exact and law.reference_holds else None)
+    except ReducerCallFailed as exc:
+        return ("hung" if exc.hung else "raised"), Finding(
+            dict(args), error=describe_error(exc.cause), call=exc.call, hung=exc.hung)
+    except CallTimeout as exc:  # the limit struck outside add/remove (in the law's own folds)
+        return "hung", Finding(dict(args), error=describe_error(exc), hung=True)
     except (Exception, RecursionError, MemoryError) as exc:
         return "raised", Finding(dict(args), error=describe_error(exc))
     if outcome == DECLINED:

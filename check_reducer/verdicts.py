@@ -57,7 +57,7 @@ def _size(f: Finding) -> tuple[int, str]:
 def combine(law: Law, results: Sequence[EngineResult]) -> LawVerdict:
     searched = "; ".join(f"{r.engine}: {r.searched}" for r in results if r.status != "skipped")
     cases = sum(r.cases for r in results)
-    raised = [r for r in results if r.status == "raised" and r.finding]
+    raised = [r for r in results if r.status in ("raised", "hung") and r.finding]
     failed = [r for r in results if r.status == "fails" and r.finding]
     ran = [r for r in results if r.status == "holds" and (r.cases > 0 or r.engine == "crosshair")]
     if raised:
@@ -276,7 +276,7 @@ def all_verdicts(problem: Problem, results: Sequence[EngineResult]) -> dict[str,
             p.status == "holds" and p.decided for p in premises):
         closure = reachable(problem, problem.values.sample())
         accs = problem.accumulators.elements()
-        if closure is not None and accs is not None and all(a in accs for a in closure):
+        if closure is not None and accs is not None and all(a in accs for a, _ in closure.items()):
             lines["def11"].explanation.append(
                 "Beyond the search: ⊕ and ⊖ were decided pairwise commutative on A, which holds "
                 "every reachable accumulator, and SKIP-DEF-7 was decided, so by SKIP-THM-2 "

@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from check_reducer import exhaustive, property_search, symbolic
-from check_reducer.domains import SYNTAX_HELP, Domain, DomainError, parse_domain
+from check_reducer.domains import SYNTAX_HELP, Domain, DomainError, parse_domain, with_initial
 from check_reducer.laws import KEY, LAWS, Equality, Law
-from check_reducer.search import Bounds, EngineResult, Finding, Problem, time_limit
+from check_reducer.purity import guarded
+from check_reducer.search import FOUND, Bounds, EngineResult, Finding, Problem, time_limit
 from check_reducer.shapes import (
     TargetError,
     declared_carriers,
@@ -83,13 +84,31 @@ def limit_memory(megabytes: int) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
-def settle_domains(job: Job, R: Any) -> tuple[Domain, Domain, str]:
-    """The value and accumulator domains: given, else inferred, else a clear usage error."""
+def _parse_flag(flag: str, text: str | None) -> Domain | None:
+    """The domain a flag gives; any failure is a usage error naming the flag."""
+    if not text:
+        return None
     try:
-        values = parse_domain(job.values) if job.values else None
-        accs = parse_domain(job.accumulators) if job.accumulators else None
+        return parse_domain(text)
     except DomainError as exc:
-        raise UsageError(str(exc)) from exc
+        raise UsageError(f"{flag} {text!r}: {exc}") from exc
+    except Exception as exc:  # the grammar should catch everything; say where if not
+        raise UsageError(f"{flag} {text!r} cannot be read ({type(exc).__name__}: {exc}). "
+                         f"{SYNTAX_HELP}") from exc
+
+
+def _acc_example(initial: Any) -> str:
+    """A --acc flag that would fit ``initial``'s type."""
+    examples = {dict: "'dict[int,int]'", list: "'list[int]'", frozenset: "'frozenset[int]'",
+                set: "'set[int]'", tuple: "'tuple[int,...]'", type(None): "'optional[int]'"}
+    return "--acc " + examples.get(type(initial), "int")
+
+
+def settle_domains(job: Job, R: Any) -> tuple[Domain, Domain, list[str]]:
+    """The value and accumulator domains: given, else inferred, else a clear usage error;
+    with how each was settled and what was changed (``initial`` added to A)."""
+    values = _parse_flag("--values", job.values)
+    accs = _parse_flag("--acc", job.accumulators)
     how = []
     if values is not None:
         how.append("values given (--values)")
@@ -116,13 +135,27 @@ def settle_domains(job: Job, R: Any) -> tuple[Domain, Domain, str]:
         raise UsageError(
             f"cannot infer the {' and '.join(missing)} domain of {job.target}: add and remove "
             f"have no type hints with a default domain (int, float, bool, str, Fraction, "
-            f"tuple[...])"
-            + (" and the type of initial has none either" if "accumulator" in missing else "")
+            f"tuple[...], tuple[X, ...], list[X], frozenset[X], set[X], dict[K, X], "
+            f"Optional[X], over those)"
+            + (f" and the type of initial ({type(R.initial).__name__}) has none either"
+               if "accumulator" in missing else "")
             + ". Say it with " + " and ".join(
                 {"value": "--values DOMAIN (e.g. --values 'int[-5..5]')",
-                 "accumulator": "--acc DOMAIN (e.g. --acc int)"}[m] for m in missing)
+                 "accumulator": f"--acc DOMAIN (e.g. {_acc_example(R.initial)})"}[m]
+                for m in missing)
             + f".\n{SYNTAX_HELP}")
-    return values, accs, "; ".join(how)
+    notes = []
+    if accs.contains(R.initial) is False:
+        notes.append(f"initial = {R.initial!r} is not in the accumulator domain {accs.spec}: "
+                     "it was added (every law quantified over A is searched at initial too)")
+        accs = with_initial(accs, R.initial)
+    kinds = {type(a) for a in accs.sample()} - {type(R.initial), type(None)}
+    if kinds:
+        notes.append(f"the accumulator domain {accs.spec} holds values of type "
+                     f"{', '.join(sorted(k.__name__ for k in kinds))} but initial is a "
+                     f"{type(R.initial).__name__}: if add/remove raise on them, choose a domain "
+                     f"of {type(R.initial).__name__} values (e.g. {_acc_example(R.initial)})")
+    return values, accs, ["; ".join(how), *notes]
 
 
 # --- serialising (the --json format) -----------------------------------------------
@@ -232,8 +265,9 @@ def search(job: Job) -> dict[str, Any]:
     deadline = time.monotonic() + max(remaining, 0.5)
     try:
         progress(job, f"importing {job.target}")  # an import that hangs is killed at --timeout
-        R = load_reducer(job.target)
-        values, accs, how = settle_domains(job, R)
+        raw = load_reducer(job.target)
+        values, accs, (how, *domain_notes) = settle_domains(job, raw)  # hints of raw add/remove
+        R = guarded(raw)  # value semantics from the first call on
         sanity_check(R, values, job.call_timeout)
     except (TargetError, UsageError) as exc:
         return error_report(job.target, "usage", str(exc))
@@ -249,7 +283,7 @@ def search(job: Job) -> dict[str, Any]:
     def record(found: list[EngineResult]) -> None:
         results.extend(found)
         for r in found:
-            if r.status in ("fails", "raised"):
+            if r.status in FOUND:
                 refuted.setdefault(r.law, []).append(r.engine)
 
     def not_run(engine: str, law: Law) -> EngineResult:
@@ -286,7 +320,7 @@ def search(job: Job) -> dict[str, Any]:
         "reducer": R.name,
         "domains": {"values": {"spec": values.spec, "description": values.description},
                     "accumulators": {"spec": accs.spec, "description": accs.description},
-                    "how": how},
+                    "how": how, "notes": domain_notes},
         "equality": equality.describe(),
         "tolerance_mode": not equality.exact,
         "engines": list(job.engines),
