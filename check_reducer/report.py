@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 #: what one engine did, in the "what was searched" list
-ENGINE_WORDS = {"holds": "none found", "fails": "FOUND", "raised": "RAISED", "skipped": "skipped"}
+ENGINE_WORDS = {"holds": "none found", "fails": "FOUND", "raised": "RAISED", "hung": "HUNG",
+                "skipped": "skipped"}
 
 STATUS_WORDS = {"holds": "holds within search", "fails": "FAILS", "error": "ERROR",
                 "not checked": "not checked"}
@@ -15,7 +16,31 @@ STATUS_WORDS = {"holds": "holds within search", "fails": "FAILS", "error": "ERRO
 def _status(line: dict[str, Any]) -> str:
     if line["status"] == "holds" and line["decided"]:
         return "holds (decided)"
+    ce = line["counterexample"]
+    if line["status"] == "error" and ce:
+        word = "HUNG" if ce.get("hung") else "RAISED"
+        return f"{word} in {ce['call']['function']}" if ce.get("call") else word
     return STATUS_WORDS[line["status"]]
+
+
+def _error(ce: dict[str, Any]) -> str:
+    """What the reducer did: ``remove(0, 0) raised ZeroDivisionError: ...``, or HUNG."""
+    call = ce.get("call")
+    where = f"{call['function']}({call['acc']}, {call['value']})" if call else "the reducer"
+    if ce.get("hung"):
+        _, _, message = ce["error"].partition(": ")
+        return f"{where} HUNG: {message or ce['error']}"
+    return f"{where} raised {ce['error']}"
+
+
+#: the SKIP-DEF-11 instance's notation
+D11_NOTATION = "(C(k) = M0 ⊎ D, Δ⁻(k) = D, Δ⁺(k) = P: M0 stays, D is removed, P is added)"
+
+
+def _theorem2_applies(report: dict[str, Any]) -> bool:
+    """SKIP-THM-2's hypothesis: ⊕ and ⊖ pairwise commutative (not refuted by the search)."""
+    return all(line["status"] == "holds" for line in report["lines"]
+               if line["key"] in ("def2-add", "def2-remove"))
 
 
 def _property(line: dict[str, Any]) -> str:
@@ -33,6 +58,7 @@ def render(report: dict[str, Any]) -> str:
         f"  values:       {d['values']['spec']}  ({d['values']['description']})",
         f"  accumulators: {d['accumulators']['spec']}  ({d['accumulators']['description']})",
         f"  domains from: {d['how'] or 'the command line'}",
+        *(f"  note:         {n}" for n in d.get("notes", [])),
         f"  equality:     {report['equality']}",
         f"  engines:      {', '.join(report['engines'])}",
         "",
@@ -40,7 +66,7 @@ def render(report: dict[str, Any]) -> str:
     rows = [("ID", "property", "verdict", "found by")]
     for line in report["lines"]:
         verdict = _status(line)
-        if report["tolerance_mode"] and line["status"] == "holds":
+        if report["tolerance_mode"] and line["status"] == "holds" and line["key"] != "pure":
             verdict += " UP TO TOLERANCE"
         if line["declined"]:
             searched = sum(e["cases"] for e in line["engines"])
@@ -60,40 +86,49 @@ def render(report: dict[str, Any]) -> str:
         out += ["", f"  {', '.join(dict.fromkeys(ids))}: {text}"]
     bad = [line for line in report["lines"] if line["status"] in ("fails", "error")]
     if bad:
-        out += ["", "Counterexamples (minimal: smallest-first enumeration or shrunk by Hypothesis)"]
-    shown_notes: set[str] = set()
+        out += ["", "Counterexamples"]
+    noted: dict[str, str] = {}  # a note already printed -> the line it was printed under
     for line in bad:
         ce = line["counterexample"]
+        name = f"{line['id']} [{line['key']}]"
         args = ", ".join(f"{k} = {v}" for k, v in ce["args"].items())
-        out.append(f"  {line['id']} ({line['title']}): {line['statement']}")
-        out.append(f"    at {args}")
+        out.append(f"  {name} {line['title']}: {line['statement']}")
+        out.append(f"    at {args}" + (f"   {D11_NOTATION}" if line["key"] == "def11" else ""))
+        if line.get("shown_by"):
+            out.append(f"    ({line['shown_by']})")
         if ce["error"]:
-            kind, _, message = ce["error"].partition(": ")
-            out.append(f"    the reducer hung: {message}" if kind == "CallTimeout"
-                       else f"    the reducer raised {ce['error']}")
-        for name, value in (ce["sides"] or {}).items():
-            out.append(f"    {name} = {value}")
-        repeated = [text for text in line["explanation"] if text in shown_notes]
-        out += [f"    note: {text}" for text in line["explanation"] if text not in shown_notes]
-        if repeated:
-            out.append(f"    note: {len(repeated)} more as above")
-        shown_notes.update(line["explanation"])
+            out.append(f"    {_error(ce)}")
+        for side, value in (ce["sides"] or {}).items():
+            out.append(f"    {side} = {value}")
+        earlier = dict.fromkeys(noted[text] for text in line["explanation"] if text in noted)
+        out += [f"    note: {text}" for text in line["explanation"] if text not in noted]
+        if earlier:
+            out.append(f"    note: the notes under {', '.join(earlier)} above apply here too")
+        noted.update({text: name for text in line["explanation"] if text not in noted})
     w = report.get("theorem2_witness")
     if w:
-        out += ["", f"Theorem 2 witness (SKIP-THM-2; {w['source']}):",
+        applies = _theorem2_applies(report)
+        heading = (f"Theorem 2 witness (SKIP-THM-2; {w['source']}):" if applies else
+                   f"An incorrect update ({w['source']}; SKIP-THM-2 does not apply: ⊕ or ⊖ is "
+                   "not pairwise commutative, so R is not a reducer in the sense of SKIP-DEF-6):")
+        out += ["", heading,
                 f"  C      = {_map(w['C'])}",
                 f"  Δ⁻     = {_map(w['delta_minus'])}",
                 f"  Δ⁺     = {_map(w['delta_plus'])}",
                 f"  recompute   reduce_R(C • Δ)(k)             = {w['recomputed']}",
                 f"  incremental update_R(reduce_R(C)(k), Δ, k) = {w['incremental']}"]
         back = w.get("inverse_law_fails_at")
-        if back:
+        if back and applies:
             out.append(f"  and back (1 ⇒ 2): the inverse law fails at the reachable a = fold_⊕(ι, "
                        f"{back['M']}) = {back['a']} with v = {back['v']}: (a ⊕ v) ⊖ v = {back['result']}")
     if any(line["status"] == "error" for line in report["lines"]):
-        out += ["", "The reducer raised (or hung) on an input of the declared domains: fix it, or "
-                "narrow the domain (--values/--acc) to the inputs it is meant for."]
-    if report.get("partial"):
+        out += ["", "The reducer raised or hung (RAISED/HUNG above, with the call of add or remove "
+                "and its arguments): the note under each line says whether a runtime meets that "
+                "instance and what to do."]
+    if report.get("declined_everywhere"):
+        out += ["", "remove declined on every instance searched: a declined instance is "
+                "recomputed by the runtime, so the laws over ⊖ were never exercised."]
+    elif report.get("partial"):
         out += ["", "remove declines on some inputs (partial reducer): a declined instance is "
                 "recomputed by the runtime, so only the answers remove does give were checked."]
     out += ["", "What was searched (finding no counterexample is not a proof):"]

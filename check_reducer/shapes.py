@@ -57,6 +57,23 @@ def absolute_target(target: str) -> str:
     return f"{Path(where).resolve()}:{name}" if is_file_target(where) else target
 
 
+_FILES: dict[Path, Any] = {}  # a file imported once per process: its classes stay the same
+
+
+def _import_file(path: Path) -> Any:
+    key = path.resolve()
+    if key not in _FILES:
+        module_name = "_incspec_target_" + path.stem
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        if spec is None or spec.loader is None:
+            raise TargetError(f"cannot import {path}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        spec.loader.exec_module(module)
+        _FILES[key] = module
+    return _FILES[key]
+
+
 def import_target(target: str) -> Any:
     """The object named by ``file.py:name`` or ``package.module:name``."""
     where, sep, name = target.rpartition(":")
@@ -67,13 +84,7 @@ def import_target(target: str) -> Any:
             path = Path(where)
             if not path.is_file():
                 raise TargetError(f"no such file: {where}")
-            module_name = "_incspec_target_" + path.stem
-            spec = importlib.util.spec_from_file_location(module_name, path)
-            if spec is None or spec.loader is None:
-                raise TargetError(f"cannot import {where}")
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[module_name] = module
-            spec.loader.exec_module(module)
+            module = _import_file(path)
         else:
             module = importlib.import_module(where)
     except TargetError:

@@ -26,6 +26,8 @@ from check_reducer.laws import (
     bag,
     collection_and_delta,
 )
+from check_reducer.purity import freeze, guard_of
+from check_reducer.reachability import standing
 from check_reducer.search import EngineResult, Finding, Problem, evaluate, time_limit
 from reference.reduce import (
     InverseLawFailure,
@@ -47,11 +49,26 @@ class LawVerdict:
     finding: Finding | None
     engines: list[EngineResult]
     explanation: list[str] = field(default_factory=list)
+    shown_by: str = ""  # how the counterexample shown was chosen (see PROVENANCE)
 
 
-def _size(f: Finding) -> tuple[int, str]:
-    shown = repr(sorted(f.args.items()))
+def _size(r: EngineResult) -> tuple[int, str]:
+    shown = repr(sorted(r.finding.args.items())) if r.finding else ""
     return len(shown), shown
+
+
+#: how each source of a counterexample chose it, for the report
+PROVENANCE = {
+    "exhaustive": "the first in the exhaustive engine's smallest-first order",
+    "hypothesis": "shrunk by Hypothesis",
+    "crosshair": "found by CrossHair, re-run concretely (not minimized)",
+}
+
+
+def provenance(r: EngineResult) -> str:
+    if r.engine == "hypothesis" and r.status == "hung":
+        return "found by Hypothesis (not shrunk: the search stops at the first call that hangs)"
+    return PROVENANCE[r.engine]
 
 
 def combine(law: Law, results: Sequence[EngineResult]) -> LawVerdict:
@@ -61,16 +78,21 @@ def combine(law: Law, results: Sequence[EngineResult]) -> LawVerdict:
     failed = [r for r in results if r.status == "fails" and r.finding]
     ran = [r for r in results if r.status == "holds" and (r.cases > 0 or r.engine == "crosshair")]
     if raised:
-        best = min((r.finding for r in raised if r.finding), key=_size)
+        best = min(raised, key=_size)
+        assert best.finding is not None
         return LawVerdict(law, "error", False,
-                          fails(law.spec_id, searched, cases, instance=dict(best.args), error=best.error),
-                          [r.engine for r in raised], best, list(results))
+                          fails(law.spec_id, searched, cases, instance=dict(best.finding.args),
+                                error=best.finding.error),
+                          [r.engine for r in raised], best.finding, list(results),
+                          shown_by=provenance(best))
     if failed:
-        best = min((r.finding for r in failed if r.finding), key=_size)
+        best = min(failed, key=_size)
+        assert best.finding is not None
         return LawVerdict(law, "fails", False,
-                          fails(law.spec_id, searched, cases, instance=dict(best.args),
-                                sides=dict(best.sides or {})),
-                          [r.engine for r in failed], best, list(results))
+                          fails(law.spec_id, searched, cases, instance=dict(best.finding.args),
+                                sides=dict(best.finding.sides or {})),
+                          [r.engine for r in failed], best.finding, list(results),
+                          shown_by=provenance(best))
     if not ran:
         return LawVerdict(law, "not checked", False, None, [], None, list(results))
     decided = any(r.decided for r in ran)
@@ -135,21 +157,6 @@ def float_explanation(problem: Problem, law: Law, finding: Finding) -> list[str]
     return []
 
 
-def _reachability(problem: Problem, a: Any) -> str:
-    closure = reachable(problem, problem.values.sample()) if problem.values.is_finite else None
-    if closure is not None:
-        where = "is" if a in closure else "is NOT"
-        return (f"a = {a!r} {where} reachable (the closure of ι under ⊕ over the finite V, "
-                f"{len(closure)} accumulators, was computed).")
-    depth = problem.bounds.bag
-    near = reachable(problem, problem.values.sample(), depth)
-    if near is None:
-        return "Whether a is reachable was not determined."
-    where = "is among" if a in near else "is not among"
-    return (f"a = {a!r} {where} the accumulators reachable with <= {depth} values from the "
-            "value sample (reachability in general is not decided).")
-
-
 def stronger_law_explanation(problem: Problem, verdict: LawVerdict,
                              by_key: Mapping[str, LawVerdict]) -> list[str]:
     """For a reducer incrementally correct and well-formed within the search (SKIP-DEF-11 and
@@ -167,11 +174,80 @@ def stronger_law_explanation(problem: Problem, verdict: LawVerdict,
                      "an accumulator that need not hold it. A runtime only removes values the "
                      "collection holds (Δ⁻(k) ⊆ C(k), SKIP-DEF-8), so it never does this.")
     else:
-        lines.append(_reachability(problem, a))
         lines.append("A runtime only applies ⊖ to accumulators it built with ⊕ from ι; one that "
                      "starts from an arbitrary accumulator (or one restored from elsewhere) "
                      "would be wrong here.")
     return lines
+
+
+def instance_notes(problem: Problem, line: LawVerdict, met_elsewhere: str | None) -> list[str]:
+    """For a failing or erring line: whether a runtime meets its instance (reachable
+    accumulator, valid removal) and, when the reducer raised or hung, what to do.
+    ``met_elsewhere`` names a line where the same function raised or hung on an instance
+    a runtime meets (then declining is no fix)."""
+    finding = line.finding
+    if finding is None or line.status not in ("fails", "error"):
+        return []
+    removing = (finding.call.function == "remove" if finding.call else
+                any("remove" in side for side in (finding.sides or {})))
+    where = standing(problem, line.law, finding.args, removing)
+    notes = [] if line.status == "fails" and "a" not in finding.args else [where.text]
+    if line.status != "error":
+        return notes
+    function = finding.call.function if finding.call else "the reducer"
+    what, instead = ("hung", "looping") if finding.hung else ("raised", "raising")
+    if where.met:
+        return notes + [f"{function} {what} on an instance a runtime meets: fix {function}."]
+    if met_elsewhere:
+        return notes + [f"{function} also {what} on an instance a runtime meets ({met_elsewhere} "
+                        f"above): fix {function}."]
+    at_initial = "a" in finding.args and freeze(finding.args["a"]) == freeze(problem.R.initial)
+    narrowing = ("Narrowing the domains cannot remove this instance: it is at a = initial, "
+                 "which every accumulator domain holds." if at_initial else
+                 "Narrowing --acc/--values would hide it from the checker, not from a caller "
+                 "that builds such an accumulator.")
+    if function == "remove":
+        return notes + [f"remove {what} where no runtime is shown to meet the instance. If it "
+                        "cannot happen, make remove return None there (decline: the runtime "
+                        f"recomputes the key) instead of {instead}. {narrowing}"]
+    return notes + [f"{function} {what} where no runtime is shown to meet the instance. "
+                    f"{narrowing}"]
+
+
+def _met_by_function(problem: Problem, lines: Mapping[str, LawVerdict]) -> dict[str, str]:
+    """add/remove -> the first erring line whose instance a runtime meets."""
+    met: dict[str, str] = {}
+    for line in lines.values():
+        f = line.finding
+        if line.status == "error" and f is not None and f.call is not None \
+                and f.call.function not in met:
+            if standing(problem, line.law, f.args, f.call.function == "remove").met:
+                met[f.call.function] = f"{line.law.spec_id} [{line.law.key}]"
+    return met
+
+
+MUTATION = ("add/remove changed an argument in place. A runtime keeps accumulators (Skip keeps "
+            "each key's previous value, and the initial value is shared by every key), so it "
+            "sees them change under it: return a new value instead. Every other line was "
+            "judged with value semantics (each call given copies), as the laws assume.")
+
+
+def observed_mutation(problem: Problem, lines: dict[str, LawVerdict]) -> None:
+    """A change of an argument seen during any law's search (the guard keeps the first) that
+    the ``pure`` line's own search missed: re-checked on that line's law, and reported."""
+    guard = guard_of(problem.R)
+    pure = lines["pure"]
+    if guard is None or guard.mutation is None or pure.status != "holds":
+        return
+    call = guard.mutation.call
+    status, finding = evaluate(problem, pure.law, {"a": call.acc, "v": call.value})
+    if status != "fails" or finding is None:
+        return
+    lines["pure"] = LawVerdict(pure.law, "fails", False,
+                               fails(pure.law.spec_id, "observed during the search", 1,
+                                     instance=dict(finding.args), sides=dict(finding.sides or {})),
+                               ["observed while searching the other laws"], finding, pure.engines,
+                               shown_by="the first change seen while searching the other laws")
 
 
 # --- Theorem 2 witness ---------------------------------------------------------------------
@@ -245,7 +321,8 @@ def complete_by_theorem_2(problem: Problem, lines: dict[str, LawVerdict]) -> Non
                                       instance=dict(finding.args), sides=dict(finding.sides or {})),
                                 found_by, finding, def11.engines,
                                 ["Not found by the SKIP-DEF-11 search itself: built from the SKIP-DEF-7 "
-                                 "counterexample as in the proof of SKIP-THM-2 (2 ⇒ 1), and checked."])
+                                 "counterexample as in the proof of SKIP-THM-2 (2 ⇒ 1), and checked."],
+                                shown_by="built from the SKIP-DEF-7 counterexample (SKIP-THM-2)")
 
 
 #: seconds the explanations (reachability, witnesses) may spend calling the reducer, after the
@@ -257,9 +334,17 @@ def all_verdicts(problem: Problem, results: Sequence[EngineResult]) -> dict[str,
     problem = dataclasses.replace(problem, deadline=time.monotonic() + EXPLAIN_SECONDS)
     lines = {law.key: combine(law, [r for r in results if r.law == law.key]) for law in LAWS}
     complete_by_theorem_2(problem, lines)
+    observed_mutation(problem, lines)
+    if lines["pure"].status == "fails":
+        lines["pure"].explanation.append(MUTATION)
+    met = _met_by_function(problem, lines)
     for line in lines.values():
         if line.status == "fails" and line.finding is not None:
             line.explanation += float_explanation(problem, line.law, line.finding)
+        call = line.finding.call if line.finding else None
+        elsewhere = met.get(call.function) if call else None
+        own = f"{line.law.spec_id} [{line.law.key}]"
+        line.explanation += instance_notes(problem, line, elsewhere if elsewhere != own else None)
     for key in ("def7-global", "def7-skipdoc"):
         lines[key].explanation += stronger_law_explanation(problem, lines[key], lines)
     for line in lines.values():

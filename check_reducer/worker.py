@@ -104,6 +104,14 @@ def _acc_example(initial: Any) -> str:
     return "--acc " + examples.get(type(initial), "int")
 
 
+def _acc_advice(initial: Any) -> str:
+    """How to give the accumulator domain, for ``initial``'s type."""
+    if type(initial) in (dict, list, frozenset, set, tuple, type(None), int, float, str, bool):
+        return f"--acc DOMAIN (e.g. {_acc_example(initial)})"
+    return (f"an attribute accumulators = [...] on the reducer (a finite list of "
+            f"{type(initial).__name__} values to search, beside initial, add and remove)")
+
+
 def settle_domains(job: Job, R: Any) -> tuple[Domain, Domain, list[str]]:
     """The value and accumulator domains: given, else inferred, else a clear usage error;
     with how each was settled and what was changed (``initial`` added to A)."""
@@ -141,20 +149,20 @@ def settle_domains(job: Job, R: Any) -> tuple[Domain, Domain, list[str]]:
                if "accumulator" in missing else "")
             + ". Say it with " + " and ".join(
                 {"value": "--values DOMAIN (e.g. --values 'int[-5..5]')",
-                 "accumulator": f"--acc DOMAIN (e.g. {_acc_example(R.initial)})"}[m]
+                 "accumulator": _acc_advice(R.initial)}[m]
                 for m in missing)
             + f".\n{SYNTAX_HELP}")
     notes = []
+    kinds = {type(a) for a in accs.sample()}
     if accs.contains(R.initial) is False:
         notes.append(f"initial = {R.initial!r} is not in the accumulator domain {accs.spec}: "
                      "it was added (every law quantified over A is searched at initial too)")
+        if type(R.initial) not in kinds:  # e.g. --acc 'zset[...]' for a dict histogram
+            notes.append(f"the accumulator domain {accs.spec} holds values of type "
+                         f"{', '.join(sorted(k.__name__ for k in kinds))}, but initial is a "
+                         f"{type(R.initial).__name__}: if add/remove raise on them, give a "
+                         f"domain of {type(R.initial).__name__} values ({_acc_advice(R.initial)})")
         accs = with_initial(accs, R.initial)
-    kinds = {type(a) for a in accs.sample()} - {type(R.initial), type(None)}
-    if kinds:
-        notes.append(f"the accumulator domain {accs.spec} holds values of type "
-                     f"{', '.join(sorted(k.__name__ for k in kinds))} but initial is a "
-                     f"{type(R.initial).__name__}: if add/remove raise on them, choose a domain "
-                     f"of {type(R.initial).__name__} values (e.g. {_acc_example(R.initial)})")
     return values, accs, ["; ".join(how), *notes]
 
 
@@ -172,9 +180,11 @@ def _finding(law: Law, f: Finding | None) -> dict[str, Any] | None:
     if f is None:
         return None
     kinds = dict(law.params)
+    call = None if f.call is None else {"function": f.call.function, "acc": show(f.call.acc),
+                                         "value": show(f.call.value)}
     return {"args": {k: show(v, kinds.get(k, "")) for k, v in f.args.items()},
             "sides": {k: show(v) for k, v in (f.sides or {}).items()} or None,
-            "error": f.error}
+            "error": f.error, "call": call, "hung": f.hung}
 
 
 def _engine(r: EngineResult) -> dict[str, Any]:
@@ -185,7 +195,8 @@ def _engine(r: EngineResult) -> dict[str, Any]:
 def _line(v: LawVerdict) -> dict[str, Any]:
     return {"id": v.law.spec_id, "key": v.law.key, "title": v.law.title,
             "statement": v.law.statement, "status": v.status, "decided": v.decided,
-            "found_by": v.found_by, "counterexample": _finding(v.law, v.finding),
+            "found_by": v.found_by, "shown_by": v.shown_by,
+            "counterexample": _finding(v.law, v.finding),
             "verdict": v.verdict.describe() if v.verdict is not None and v.verdict.holds else None,
             "declined": sum(r.declined for r in v.engines),
             "explanation": v.explanation, "engines": [_engine(r) for r in v.engines]}
@@ -243,6 +254,13 @@ def exit_status(lines: Mapping[str, LawVerdict]) -> int:
     if "fails" in statuses:
         return 1
     return 2 if "not checked" in statuses else 0
+
+
+def _declined_everywhere(results: list[EngineResult]) -> bool:
+    """remove declined on every instance of the laws whose every instance calls it."""
+    over_remove = [r for r in results
+                   if r.law in ("def2-remove", "def7", "def7-global", "def7-skipdoc") and r.cases > 0]
+    return bool(over_remove) and all(r.declined == r.cases for r in over_remove)
 
 
 # --- the search ----------------------------------------------------------------------
@@ -325,6 +343,7 @@ def search(job: Job) -> dict[str, Any]:
         "tolerance_mode": not equality.exact,
         "engines": list(job.engines),
         "partial": any(r.declined for r in results),
+        "declined_everywhere": _declined_everywhere(results),
         "lines": [_line(v) for v in lines.values()],
         "theorem2_witness": _witness(witness),
         "exit_status": exit_status(lines),
@@ -344,6 +363,12 @@ def main(argv: list[str]) -> int:
     except MemoryError:
         report = error_report(job.target, "memory",
                               f"the search ran out of memory (limit {job.memory_mb} MB)")
+    except Exception as exc:  # a defect of the checker itself: one line, not a traceback
+        where = open(job.progress_file, encoding="utf-8").read() if job.progress_file else "?"
+        report = error_report(job.target, "crashed",
+                              f"check-reducer failed at {where}: {type(exc).__name__}: {exc} "
+                              "(a defect of the checker, not of the reducer: please report it "
+                              "with the command line)")
     finally:
         sys.stdout = real_stdout
     with open(job.result_file, "w", encoding="utf-8") as out:

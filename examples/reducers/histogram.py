@@ -9,3 +9,17 @@ from reference.reduce import Reducer
 def histogram() -> Reducer[ZSet, str]:
     return Reducer(ZSet(), lambda h, v: h + ZSet({v: 1}), lambda h, v: h - ZSet({v: 1}),
                    "histogram")
+
+
+def _count(h: ZSet, v: int) -> ZSet:
+    return h + ZSet({v: 1})
+
+
+def _uncount(h: ZSet, v: int) -> ZSet:
+    return h - ZSet({v: 1})
+
+
+#: The same histogram over integers, as a triple (check with --values 'int[0..2]' --acc
+#: 'zset[int[0..2]]'). Z-sets form a group: every law holds (a ⊕ v ⊖ v = a for every
+#: Z-set a, and the operations commute); pure holds (Z-sets are immutable).
+histogram_ints = (ZSet(), _count, _uncount)

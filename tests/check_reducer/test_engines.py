@@ -96,7 +96,7 @@ def test_partial_min_holds_on_every_answer_it_gives_and_declines_others() -> Non
     p = problem(MIN, "float", "float[inf]")
     results = exhaustive.run(p) + property_search.run(p, examples=100, seed=1)
     assert all(r.status == "holds" for r in results)
-    assert all(r.declined > 0 for r in results if r.law != "def2-add")
+    assert all(r.declined > 0 for r in results if r.law not in ("def2-add", "pure"))
 
 
 def test_theorem2_witness_is_built_from_a_def7_counterexample() -> None:

@@ -151,4 +151,4 @@ def test_a_property_no_chosen_engine_can_search_is_not_reported_as_holding(
     assert {line["status"] for line in report["lines"]} == {"not checked"}
     assert main(argv) == 2
     text = capsys.readouterr().out
-    assert "exit status 2: 6 of the properties could not be searched by the chosen engines" in text
+    assert "exit status 2: 7 of the properties could not be searched by the chosen engines" in text

@@ -1,6 +1,8 @@
 """Every reducer of the gallery (examples/reducers/) gets its hand-written expected
-verdict (examples/reducers/expected.toml): exit status, the status of each line,
-and which lines the exhaustive engine decides.
+verdict (examples/reducers/expected.toml; the derivations are comments beside the
+reducers): exit status, the status of each line, which lines the exhaustive engine
+decides, which hold vacuously, and, on error lines, the call that raised or hung.
+No run may crash, and no line may hold where the derivation says it fails.
 
 The Hypothesis engine of the command runs as many examples per law as the
 active Hypothesis profile's max_examples (dev 50, ci 200, thorough 2000)."""
@@ -46,12 +48,31 @@ def test_gallery_verdict(example: dict[str, Any], capsys: pytest.CaptureFixture[
         if line["status"] == "fails":  # a concrete counterexample, with its sides
             assert line["counterexample"]["sides"], line["key"]
             assert line["found_by"]
+        if line["status"] == "error":  # the call of add or remove, and what it did
+            ce = line["counterexample"]
+            assert ce["call"] is not None and ce["error"], line["key"]
+            assert ce["hung"] == (example["error"] == "hung"), line["key"]
+    vacuous = sorted(line["key"] for line in report["lines"]
+                     if any(text.startswith("Vacuous") for text in line["explanation"]))
+    assert vacuous == sorted(example.get("vacuous", []))
+    if "note" in example:
+        assert any(example["note"] in note for note in report["domains"]["notes"])
 
 
-def test_the_gallery_covers_the_issue_list() -> None:
+def test_the_gallery_covers_every_shape_and_failure() -> None:
     targets = {e["target"] for e in ALL_EXAMPLES}
+    assert len(targets) >= 30
     for needed in ("sum_int.py:sum_int", "count.py:Count", "xor.py:xor", "product.py:Product",
                    "sum_pairs.py:sum_pairs", "histogram.py:histogram", "min_max.py:Min",
-                   "min_max.py:Max", "broken.py:sum_remove_adds", "float_sum.py:float_sum"):
+                   "min_max.py:Max", "broken.py:sum_remove_adds", "float_sum.py:float_sum",
+                   # mutating (dict, hashable object), unhashable initial, list, dict, set,
+                   # tuple[int, ...] and Optional accumulators, partial, raising, hanging, rounding
+                   "mutating.py:mutating_histogram", "mutating.py:InPlaceTotal",
+                   "containers.py:dict_histogram", "containers.py:sorted_list",
+                   "containers.py:distinct_set", "containers.py:top2", "containers.py:optional_min",
+                   "partial.py:nonneg_sum", "misbehaving.py:raises_on_three",
+                   "misbehaving.py:hangs_on_two", "misbehaving.py:running_mean"):
         assert needed in targets
-    assert {0, 1} <= {e["exit"] for e in EXAMPLES}
+    assert {0, 1, 2} <= {e["exit"] for e in EXAMPLES}
+    statuses = {s for e in EXAMPLES for s in e["lines"].values()}
+    assert statuses == {"holds", "fails", "error"}

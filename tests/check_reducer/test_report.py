@@ -19,7 +19,7 @@ def test_text_report_of_a_broken_reducer(capsys: pytest.CaptureFixture[str],
     text = capsys.readouterr().out
     table = text.split("Counterexamples")[0]
     assert "SKIP-DEF-11         incremental correctness (update = recompute)" in table
-    assert table.count("FAILS") == 4 and table.count("holds within search") == 2
+    assert table.count("FAILS") == 4 and table.count("holds within search") == 3
     # the Theorem 2 witness: C(k) = {1}, remove 1: recompute 0, incremental 2
     assert "C      = {'k': {|1|}}" in text and "Δ⁻     = {'k': {|1|}}" in text
     assert "reduce_R(C • Δ)(k)             = 0" in text
@@ -37,7 +37,7 @@ def test_json_report_shape(capsys: pytest.CaptureFixture[str], monkeypatch: pyte
     assert [(line["id"], line["key"]) for line in report["lines"]] == [
         ("SKIP-DEF-2", "def2-add"), ("SKIP-DEF-2", "def2-remove"), ("SKIP-DEF-7", "def7"),
         ("SKIP-DEF-7-GLOBAL", "def7-global"), ("SKIP-DEF-7-SKIPDOC", "def7-skipdoc"),
-        ("SKIP-DEF-11", "def11")]
+        ("SKIP-DEF-11", "def11"), ("SKIP-DEF-6", "pure")]
     engines = report["lines"][0]["engines"]
     assert [e["engine"] for e in engines] == ["exhaustive", "hypothesis"]
     assert engines[0]["decided"] and engines[0]["cases"] == 512
@@ -69,7 +69,8 @@ def test_text_report_labels_the_tolerance_mode_as_weaker(capsys: pytest.CaptureF
     text = capsys.readouterr().out
     assert "equality:     TOLERANCE MODE (weaker than the spec's =)" in text
     table = text.split("What was searched")[0]
-    assert table.count("holds within search UP TO TOLERANCE") == 6
+    assert table.count("holds within search UP TO TOLERANCE") == 6  # the six laws
+    assert table.count("holds (decided)") + table.count("holds within search\n") == 1  # pure: exact
     assert text.rstrip().endswith(
         "exit status 0: every property holds within the search, UP TO TOLERANCE (weaker than the "
         "spec's =)")

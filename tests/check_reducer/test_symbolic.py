@@ -111,6 +111,9 @@ def test_no_engine_is_spent_on_a_law_already_refuted(
     report = json.loads(capsys.readouterr().out)
     assert status == 1
     for line in report["lines"]:
+        if line["key"] == "pure":  # floats are immutable: add/remove change no argument
+            assert line["status"] == "holds"
+            continue
         assert line["status"] == "fails" and line["found_by"] == ["exhaustive"]
         later = [e for e in line["engines"] if e["engine"] != "exhaustive"]
         assert [e["engine"] for e in later] == ["hypothesis", "crosshair"]
