@@ -17,8 +17,8 @@ def _minus_unless_negative(acc: int, v: int) -> int | None:
 #: A sum whose remove declines when the result would be negative. Correct: every answer
 #: it gives is the exact difference. One order of two removals may decline while the other
 #: answers (a = 0, v1 = -1, v2 = 1: 0 - (-1) = 1, 1 - 1 = 0, but 0 - 1 declines at once);
-#: no valid delta does that (removing {-1, 1} from an accumulator that holds neither), and
-#: the runtime recomputes in the declining order. So (SKIP-DEC-PARTIAL-COMMUTES):
+#: a runtime meets this (C(k) = {|-1, 1|}, remove both) and shows 0 either way: the answer
+#: in one order, the recomputation in the other. So (SKIP-DEC-PARTIAL-COMMUTES):
 #:   def2-add holds. def2-remove holds (where both orders answer, both give a - v1 - v2).
 #:   def7, def7-global, def7-skipdoc hold: (a + v) - v = a and (a - v) + v = a where
 #:   remove answers. def11 holds. pure holds.
