@@ -48,17 +48,26 @@ def copy_in(x: Any) -> Any:
 
 
 def same_value(x: Any, y: Any) -> bool:
-    """Whether ``y`` (a copy of ``x`` after a call) still equals ``x`` structurally:
-    by ``==`` when the type defines it, else by the pickled state."""
+    """Whether ``y`` (a copy of ``x`` after a call) still equals ``x``, structurally: dicts,
+    lists and tuples element by element, other values by ``==`` when their type defines
+    it, and objects with identity equality by their attributes."""
     if x is y:
         return True
     if type(x) is not type(y):
         return False
+    if isinstance(x, dict):
+        return x.keys() == y.keys() and all(same_value(x[k], y[k]) for k in x)
+    if isinstance(x, (list, tuple)):
+        return len(x) == len(y) and all(same_value(p, q) for p, q in zip(x, y, strict=True))
     if type(x).__eq__ is not _OBJECT_EQ:
         try:
             return bool(x == y)
         except Exception:
-            pass
+            return False
+    slots = [n for k in type(x).__mro__ for n in getattr(k, "__slots__", ()) if hasattr(x, n)]
+    if hasattr(x, "__dict__") or slots:
+        return same_value(getattr(x, "__dict__", {}), getattr(y, "__dict__", {})) and all(
+            same_value(getattr(x, n), getattr(y, n)) for n in slots)
     try:
         return pickle.dumps(x) == pickle.dumps(y)
     except Exception:

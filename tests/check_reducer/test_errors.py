@@ -152,3 +152,62 @@ def test_a_property_no_chosen_engine_can_search_is_not_reported_as_holding(
     assert main(argv) == 2
     text = capsys.readouterr().out
     assert "exit status 2: 7 of the properties could not be searched by the chosen engines" in text
+
+
+# --- bad input gets a one-line message naming the flag or value (no crash) -----------------
+
+CONTAINERS = f"{FIXTURES.parents[2] / 'examples' / 'reducers' / 'containers.py'}"
+
+
+@pytest.mark.parametrize("flag, text, says", [
+    ("--acc", "{[], [0]}", "write the values as a list literal, e.g. '[[], [0]]'"),
+    ("--acc", "dict[int]", "dict[K,D] takes a key domain and a value domain"),
+    ("--values", "int[3..1]", "empty range"),
+    ("--acc", "list[int", "unbalanced brackets"),
+    ("--values", "{}", "an empty domain"),
+])
+def test_a_domain_flag_that_cannot_be_read_is_named(flag: str, text: str, says: str,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    status, report = run([f"{CONTAINERS}:sorted_list", flag, text, *QUICK], capsys)
+    assert status == 2 and report["error"]["kind"] == "usage"  # not "crashed"
+    message = report["error"]["message"]
+    assert message.startswith(f"{flag} {text!r}: ") and says in message
+
+
+def test_a_list_literal_is_a_finite_domain_of_unhashable_values(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    status, report = run([f"{CONTAINERS}:sorted_list", "--acc", "[[], [0], [1, 0]]",
+                          "--values", "int[0..1]", *QUICK], capsys)
+    assert report["error"] is None and status == 1  # the unsorted [1, 0] breaks the global law
+    assert report["domains"]["accumulators"]["spec"] == "[[], [0], [1, 0]]"
+
+
+def test_unhashable_accumulators_over_finite_values_do_not_crash(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # the exhaustive engine closes ι under ⊕ over the finite V: a dict initial was a crash
+    status, report = run([f"{CONTAINERS}:dict_histogram", "--values", "int[0..1]", *QUICK], capsys)
+    assert report["error"] is None and status == 1
+    statuses = {line["key"]: line["status"] for line in report["lines"]}
+    assert statuses["def7"] == statuses["def11"] == "holds"
+
+
+def test_a_domain_of_the_wrong_type_is_said(capsys: pytest.CaptureFixture[str]) -> None:
+    # --acc zset[...] for a reducer whose accumulators are dicts: it raises on Z-sets; the
+    # report runs, names the calls, and says the domain's type is not initial's
+    status, report = run([f"{CONTAINERS}:dict_histogram", "--values", "int[0..2]",
+                          "--acc", "zset[int[0..2]]", *QUICK], capsys)
+    assert report["error"] is None and status == 2
+    assert any("holds values of type ZSet, but initial is a dict" in note
+               and "--acc 'dict[int,int]'" in note for note in report["domains"]["notes"])
+    line = error_line(report)
+    assert line["counterexample"]["call"]["function"] in ("add", "remove")
+
+
+def test_missing_domain_advice_fits_the_accumulator(capsys: pytest.CaptureFixture[str],
+                                                    tmp_path: Path) -> None:
+    source = tmp_path / "untyped_list.py"
+    source.write_text("r = ([], lambda a, v: a + [v], lambda a, v: a[:-1])\n")
+    status, report = run([f"{source}:r", "--values", "int[0..1]", *QUICK], capsys)
+    assert status == 2
+    assert "--acc 'list[int]'" in report["error"]["message"]
+    assert "(e.g. --acc int)" not in report["error"]["message"]

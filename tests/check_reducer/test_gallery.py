@@ -48,6 +48,9 @@ def test_gallery_verdict(example: dict[str, Any], capsys: pytest.CaptureFixture[
         if line["status"] == "fails":  # a concrete counterexample, with its sides
             assert line["counterexample"]["sides"], line["key"]
             assert line["found_by"]
+        if line["status"] in ("fails", "error") and "a" in line["counterexample"]["args"]:
+            # the reachability note: whether a runtime ever builds this accumulator
+            assert any(text.startswith("a = ") for text in line["explanation"]), line["key"]
         if line["status"] == "error":  # the call of add or remove, and what it did
             ce = line["counterexample"]
             assert ce["call"] is not None and ce["error"], line["key"]

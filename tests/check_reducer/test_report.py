@@ -90,3 +90,83 @@ def test_a_remove_that_always_declines_is_reported_as_vacuous(
     table = capsys.readouterr().out.split("What was searched")[0]
     assert table.count("holds within search VACUOUSLY (all ") == 4
     assert table.count("is a return statement missing?") == 1  # shown once for the four lines
+
+
+# --- messages -----------------------------------------------------------------------------
+
+MISBEHAVING = "examples/reducers/misbehaving.py"
+QUICK = ["--no-symbolic", "--examples", "30"]
+
+
+def text_of(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    main(argv + QUICK)
+    return capsys.readouterr().out
+
+
+def test_a_raise_names_the_function_and_its_arguments(capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    text = text_of([f"{MISBEHAVING}:raises_on_three", "--values", "int[0..3]"], capsys)
+    assert "RAISED in remove" in text.split("Counterexamples")[0]
+    assert "remove(3, 3) raised ValueError: three is not supported" in text  # SKIP-DEF-7's
+    assert "remove raised on an instance a runtime meets: fix remove." in text
+    # a note already shown under another line is referred to, not counted ("2 more as above")
+    assert "the notes under SKIP-DEF-7 [def7] above apply here too" in text
+    assert "more as above" not in text
+
+
+def test_a_hang_is_listed_as_hung(capsys: pytest.CaptureFixture[str],
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    text = text_of([f"{MISBEHAVING}:hangs_on_two", "--values", "int[0..3]",
+                    "--call-timeout", "0.5"], capsys)
+    table = text.split("Counterexamples")[0]
+    assert table.count("HUNG in remove") == 6 and "RAISED" not in table
+    assert "remove(2, 2) HUNG: no answer within the per-call time limit of 0.5 s" in text
+    searched = text.split("What was searched")[1]
+    assert "HUNG" in searched and "RAISED" not in searched
+
+
+def test_a_raise_only_where_no_runtime_goes_suggests_declining(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    text = text_of(["examples/reducers/containers.py:sorted_list_raises"], capsys)
+    assert "remove([], 0) raised ValueError" in text
+    assert "removing {|0, 0|} from it is not a valid delta within the search" in text
+    assert ("make remove return None there (decline: the runtime recomputes the key) instead "
+            "of raising") in text
+    assert "Narrowing the domains cannot remove this instance: it is at a = initial" in text
+    assert "narrow the domain" not in text
+
+
+def test_the_report_explains_the_def11_notation_and_how_each_counterexample_was_chosen(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    text = text_of(["examples/reducers/broken.py:sum_remove_adds"], capsys)
+    assert "(C(k) = M0 ⊎ D, Δ⁻(k) = D, Δ⁺(k) = P: M0 stays, D is removed, P is added)" in text
+    assert "(the first in the exhaustive engine's smallest-first order)" in text
+    assert "minimal" not in text
+    # Hypothesis alone: its finds are shrunk, and called so
+    text = text_of(["examples/reducers/broken.py:sum_remove_adds", "--engines", "hypothesis"],
+                   capsys)
+    assert "(shrunk by Hypothesis)" in text and "minimal" not in text
+
+
+def test_the_theorem2_heading_only_under_its_hypothesis(capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    text = text_of(["examples/reducers/broken.py:sum_remove_adds"], capsys)
+    assert "Theorem 2 witness (SKIP-THM-2;" in text  # ⊕ and ⊖ commute: Thm 2 applies
+    text = text_of(["examples/reducers/containers.py:append_list"], capsys)  # ⊕ does not commute
+    assert "Theorem 2 witness" not in text and "and back (1 ⇒ 2)" not in text
+    assert "An incorrect update (" in text and "SKIP-THM-2 does not apply" in text
+
+
+def test_a_remove_that_declines_everywhere_is_not_said_to_decline_on_some(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    text = text_of(["examples/reducers/partial.py:always_recompute"], capsys)
+    assert "remove declined on every instance searched" in text
+    assert "declines on some inputs" not in text
+    text = text_of(["examples/reducers/partial.py:nonneg_sum"], capsys)
+    assert "remove declines on some inputs" in text

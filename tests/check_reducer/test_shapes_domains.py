@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
-from check_reducer.domains import DomainError, parse_domain
+from check_reducer.domains import DomainError, domain_of_type, parse_domain, with_initial
 from check_reducer.shapes import TargetError, as_reducer, infer_domains, load_reducer
 from reference.algebra.zset import ZSet
 
@@ -67,3 +69,49 @@ def test_inference_from_hints_and_initial() -> None:
     inferred = infer_domains(untyped)
     assert inferred.values is None  # cannot be guessed: the command asks for --values
     assert inferred.accumulators is not None and inferred.accumulators.spec == "float"
+
+
+@pytest.mark.parametrize("hint, spec, bound", [
+    (list[int], "list[int]", "lists of length <= 3"),
+    (dict[str, int], "dict[str,int]", "dicts of at most 3 keys"),
+    (frozenset[int], "frozenset[int]", "frozensets of at most 3 elements"),
+    (set[int], "set[int]", "sets of at most 3 elements"),
+    (tuple[int, ...], "tuple[int,...]", "tuples of length <= 3"),
+    (Optional[int], "optional[int]", "None or all integers"),  # noqa: UP045 (the hint people write)
+    (int | None, "optional[int]", "None or all integers"),
+])
+def test_container_hints_have_bounded_default_domains(hint: object, spec: str, bound: str) -> None:
+    domain = domain_of_type(hint)
+    assert domain is not None and domain.spec == spec
+    assert bound in domain.description  # the bound is stated (the report prints it)
+    assert parse_domain(spec).spec == spec  # and the same domain can be written on the command line
+
+
+def test_container_domains_hold_their_bounded_values() -> None:
+    lists = parse_domain("list[int[0..1]]")
+    assert lists.elements() is not None and [] in lists.elements() and [1, 0] in lists.elements()
+    assert all(len(x) <= 3 for x in lists.elements())
+    assert lists.contains([0, 1]) and not lists.contains([0, 0, 0, 0]) and not lists.contains((0,))
+    assert parse_domain("optional[int[0..1]]").elements() == (None, 0, 1)
+    assert parse_domain("int[0..1]|None").spec == "optional[int[0..1]]"
+    sets = parse_domain("frozenset[int[0..1]]")
+    assert sets.elements() == (frozenset(), frozenset({0}), frozenset({1}), frozenset({0, 1}))
+    dicts = parse_domain("dict[int[0..1],int[0..1]]")
+    assert dicts.elements() is not None and len(dicts.elements()) == 1 + 2 * 2 + 4
+    assert not dicts.contains({0: 5})
+    assert parse_domain("tuple[int,...]").contains((1, 2, 3))
+    unhashable = parse_domain("[[], [0]]")
+    assert unhashable.elements() == ([], [0]) and unhashable.contains([0])
+
+
+def test_an_accumulator_domain_without_initial_gets_it_and_says_so(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from check_reducer.cli import main
+    status = main([f"{GALLERY / 'sum_int.py'}:sum_int", "--acc", "int[1..3]", "--no-symbolic",
+                   "--examples", "20", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert status == 0
+    assert report["domains"]["accumulators"]["spec"] == "int[1..3] ∪ {initial}"
+    assert any("initial = 0 is not in the accumulator domain int[1..3]: it was added" in note
+               for note in report["domains"]["notes"])
+    assert with_initial(parse_domain("int[1..3]"), 0).elements() == (0, 1, 2, 3)
