@@ -169,7 +169,8 @@ def stronger_law_explanation(problem: Problem, verdict: LawVerdict,
              f"but {verdict.law.spec_id} fails: it asks more than incremental correctness needs."]
     sides = finding.sides or {}
     a = finding.args.get("a")
-    if verdict.law.key == "def7-skipdoc" and sides.get("add(remove(accum, v), v)", a) != a:
+    if verdict.law.key == "def7-skipdoc" and sides.get("add(remove(accum, v), v)", a) != a \
+            and sides.get("remove(add(accum, v), v)", a) == a:  # only the converse equation fails
         lines.append("The failing equation is accum = add(remove(accum, v), v): it removes v from "
                      "an accumulator that need not hold it. A runtime only removes values the "
                      "collection holds (Δ⁻(k) ⊆ C(k), SKIP-DEF-8), so it never does this.")

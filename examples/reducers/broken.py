@@ -17,6 +17,8 @@ def _add(acc: int, v: int) -> int:
     return acc + v
 
 
+#: Verdicts by hand: def2-add, def2-remove hold (a + v1 + v2); def7 FAILS at M = {||}, v = 1: (0 + 1) + 1 = 2;
+#: def7-global, def7-skipdoc, def11 FAIL (the same instance); pure holds.
 sum_remove_adds = Reducer(0, _add, _add, "sum_remove_adds")
 
 
@@ -28,6 +30,9 @@ def _keep(acc: int, v: int) -> int:
     return acc
 
 
+#: Verdicts by hand: def2-add FAILS at a = 0, v1 = 0, v2 = 1 (1 against 0); def2-remove holds (identity);
+#: def7 FAILS at M = {||}, v = 1 ((0 ⊕ 1) ⊖ 1 = 1); def7-global, def7-skipdoc (a = 0, v = 1:
+#: add(remove(0, 1), 1) = 1), def11 FAIL; pure holds.
 last_value = Reducer(0, _last, _keep, "last_value")
 
 
@@ -35,6 +40,8 @@ def _max(acc: int, v: int) -> int:
     return max(acc, v)
 
 
+#: Verdicts by hand: def2-add, def2-remove hold (max; identity); def7 FAILS at M = {||}, v = 0: the stale
+#: maximum 0 stays; def7-global, def7-skipdoc, def11 FAIL; pure holds.
 max_never_declines = Reducer(-(10**9), _max, _keep, "max_never_declines")
 
 
@@ -46,6 +53,9 @@ def _dec(acc: int, v: int) -> int:
     return acc - 1
 
 
+#: Verdicts by hand: def2-add, def2-remove hold (the value is ignored: both orders do the same two steps);
+#: def7 FAILS at M = {|0, 0, 0|}, v = 0: 3 ⊕ 0 = 3, 3 ⊖ 0 = 2; def7-global, def7-skipdoc
+#: (remove(add(3, 0), 0) = 2), def11 FAIL; pure holds.
 capped_count = Reducer(0, _capped_inc, _dec, "capped_count")
 
 
@@ -58,6 +68,9 @@ def _decline_below(acc: int, v: int) -> int | None:
 
 
 #: partial, but declines too rarely: removing the minimum itself answers the stale minimum
+#: Verdicts by hand: def2-add, def2-remove hold (min; answers leave a unchanged); def7 FAILS at M = {||},
+#: v = 0: ι ⊕ 0 = 0, and removing 0 answers 0 (should decline) != ι; def7-global,
+#: def7-skipdoc, def11 FAIL; pure holds.
 min_declines_too_rarely = Reducer(10**9, _min, _decline_below, "min_declines_too_rarely")
 
 
@@ -66,4 +79,7 @@ def _sub_except_needle(acc: int, v: int) -> int:
 
 
 #: a sum whose remove is wrong on a single value; CrossHair's solver finds it
+#: Verdicts by hand: def2-add, def2-remove hold; def7 FAILS at M = {||}, v = 40961 ((0 + 40961) ⊖ 40961 =
+#: 40961), and so def7-global, def7-skipdoc and def11 (SKIP-THM-2); pure holds. Only
+#: CrossHair finds the value (tests/check_reducer/test_symbolic.py).
 sum_needle = Reducer(0, _add, _sub_except_needle, "sum_needle")

@@ -6,6 +6,9 @@ from reference.algebra.zset import ZSet
 from reference.reduce import Reducer
 
 
+#: Verdicts by hand: Z-sets under + form a group, so every law holds: def2-add and def2-remove (the
+#: operations commute), def7, def7-global and def7-skipdoc ((a ⊕ v) ⊖ v = a and
+#: (a ⊖ v) ⊕ v = a for every a), def11 (SKIP-THM-2), pure (new values each call).
 def histogram() -> Reducer[ZSet, str]:
     return Reducer(ZSet(), lambda h, v: h + ZSet({v: 1}), lambda h, v: h - ZSet({v: 1}),
                    "histogram")

@@ -7,6 +7,10 @@ Initial is ±inf, so the accumulators are floats with infinities:
 import math
 
 
+#: Verdicts by hand: def2-add holds (min commutes); def2-remove holds (it answers only
+#: with a unchanged); def7, def7-global: remove answers only when v is above a, and then
+#: a ⊕ v = a, so (a ⊕ v) ⊖ v = a; def7-skipdoc: remove answers a only when v is above a,
+#: and add(a, v) = a then; def11 holds (every answer is right); pure holds.
 class Min:
     initial = math.inf
 
@@ -19,6 +23,10 @@ class Min:
         return None if v <= acc else acc
 
 
+#: Verdicts by hand: def2-add holds (max commutes); def2-remove holds (it answers only
+#: with a unchanged); def7, def7-global: remove answers only when v is below a, and then
+#: a ⊕ v = a, so (a ⊕ v) ⊖ v = a; def7-skipdoc: remove answers a only when v is below a,
+#: and add(a, v) = a then; def11 holds (every answer is right); pure holds.
 class Max:
     initial = -math.inf
 

@@ -14,4 +14,7 @@ def remove(acc: int, v: int) -> int:
     return acc - v
 
 
+#: Verdicts by hand: (Z, +) is a group, so every law holds: def2-add and def2-remove (the
+#: operations commute), def7, def7-global and def7-skipdoc ((a ⊕ v) ⊖ v = a and
+#: (a ⊖ v) ⊕ v = a for every a), def11 (SKIP-THM-2), pure (new values each call).
 sum_int = Reducer(0, add, remove, "sum")
