@@ -22,7 +22,7 @@ from typing import Any
 from check_reducer.exhaustive import Closure, reachable
 from check_reducer.laws import Law, bag
 from check_reducer.purity import freeze
-from check_reducer.search import Problem, time_limit
+from check_reducer.search import Problem, call_limited
 from reference.reduce import fold
 
 #: per law, the values of an instance that its own ⊖ calls remove from the accumulator ``a``
@@ -57,14 +57,22 @@ def _closure(problem: Problem) -> tuple[Closure | None, bool]:
     return reachable(problem, problem.values.sample(), problem.bounds.bag), False
 
 
+class _OutOfTime(Exception):
+    pass
+
+
 def _holding(problem: Problem, a: Any, removed: Sequence[Any]) -> tuple[Any, ...] | None:
     """A multiset M ⊇ ``removed`` with fold_⊕(ι, M) = a, over the value sample and with at
-    most ``bag`` values besides ``removed``; None when there is none within that bound."""
+    most ``bag`` values besides ``removed``; None when there is none within that bound.
+    Each call of add is under the per-call time limit."""
     target = freeze(a)
+    add = call_limited(problem, problem.R.add)
     for size in range(problem.bounds.bag + 1):
         for rest in itertools.combinations_with_replacement(problem.values.sample(), size):
+            if problem.out_of_time():
+                raise _OutOfTime
             M = (*removed, *rest)
-            if freeze(fold(problem.R.add, problem.R.initial, bag(M))) == target:
+            if freeze(fold(add, problem.R.initial, bag(M))) == target:
                 return M
     return None
 
@@ -77,40 +85,41 @@ def standing(problem: Problem, law: Law, args: Mapping[str, Any],
         return Standing(True, True, "This instance is one a runtime meets (a reachable "
                         "accumulator, a valid delta: the law builds them so).")
     a = args["a"]
+    undetermined = Standing(None, None, f"a = {a!r}: whether it is reachable was not determined "
+                            "(add raised or hung while folding, or the time was up).")
     try:
-        with time_limit(problem.call_timeout):
-            closure, decided = _closure(problem)
-            if closure is None:
-                return Standing(None, None, f"Whether a = {a!r} is reachable was not determined.")
-            path = closure.path_to(a)
-            if path is None:
-                where = ("is NOT reachable: the closure of ι under ⊕ over the finite V "
-                         f"({len(closure)} accumulators) does not hold it" if decided else
-                         f"is not among the {len(closure)} accumulators reachable with <= "
-                         f"{problem.bounds.bag} values of the value sample (reachability in "
-                         "general is not decided)")
-                return Standing(False if decided else None, None,
-                                f"a = {a!r} {where}; a runtime builds every accumulator from ι "
-                                "with ⊕, so it never meets this instance.")
-            shown = "{|" + ", ".join(repr(v) for v in path) + "|}"
-            reached = (f"a = {a!r} is reachable (fold_⊕(ι, {shown}))" if path else
-                       f"a = {a!r} is initial (reachable: the empty collection)")
-            removed = [args[name] for name in REMOVED_FROM_A.get(law.key, ())
-                       if removing or law.key != "pure"]
-            if not removed:
-                return Standing(True, True, reached + ".")
-            holding = _holding(problem, a, removed)
-            values = "{|" + ", ".join(repr(v) for v in removed) + "|}"
-            if holding is None:
-                return Standing(True, None,
-                                f"{reached}, but removing {values} from it is not a valid delta "
-                                f"within the search: no C(k) ⊇ {values} with <= "
-                                f"{problem.bounds.bag} more values of the sample folds to a "
-                                "(a valid delta removes only values the collection holds, "
-                                "SKIP-DEF-8).")
-            shown_M = "{|" + ", ".join(repr(v) for v in holding) + "|}"
-            return Standing(True, True, f"{reached}, and a runtime meets this instance: "
-                            f"C(k) = {shown_M}, Δ⁻(k) ⊇ {values}.")
-    except Exception:  # add raised or hung while folding: its own line reports it
-        return Standing(None, None, f"Whether a = {a!r} is reachable was not determined "
-                        "(add raised or hung while folding).")
+        # each call of add is under the per-call time limit (reachable, _holding)
+        closure, decided = _closure(problem)
+        if closure is None:
+            return undetermined
+        path = closure.path_to(a)
+        if path is None:
+            where = ("is NOT reachable: the closure of ι under ⊕ over the finite V "
+                     f"({len(closure)} accumulators) does not hold it" if decided else
+                     f"is not among the {len(closure)} accumulators reachable with <= "
+                     f"{problem.bounds.bag} values of the value sample (reachability in "
+                     "general is not decided)")
+            return Standing(False if decided else None, None,
+                            f"a = {a!r} {where}; a runtime builds every accumulator from ι "
+                            "with ⊕, so it never meets this instance.")
+        shown = "{|" + ", ".join(repr(v) for v in path) + "|}"
+        reached = (f"a = {a!r} is reachable (fold_⊕(ι, {shown}))" if path else
+                   f"a = {a!r} is initial (reachable: the empty collection)")
+        removed = [args[name] for name in REMOVED_FROM_A.get(law.key, ())
+                   if removing or law.key != "pure"]
+        if not removed:
+            return Standing(True, True, reached + ".")
+        holding = _holding(problem, a, removed)
+        values = "{|" + ", ".join(repr(v) for v in removed) + "|}"
+        if holding is None:
+            return Standing(True, None,
+                            f"{reached}, but removing {values} from it is not a valid delta "
+                            f"within the search: no C(k) ⊇ {values} with <= "
+                            f"{problem.bounds.bag} more values of the sample folds to a "
+                            "(a valid delta removes only values the collection holds, "
+                            "SKIP-DEF-8).")
+        shown_M = "{|" + ", ".join(repr(v) for v in holding) + "|}"
+        return Standing(True, True, f"{reached}, and a runtime meets this instance: "
+                        f"C(k) = {shown_M}, Δ⁻(k) ⊇ {values}.")
+    except Exception:  # add raised or hung while folding (its own line reports it), or time
+        return undetermined

@@ -327,12 +327,13 @@ def complete_by_theorem_2(problem: Problem, lines: dict[str, LawVerdict]) -> Non
 
 
 #: seconds the explanations (reachability, witnesses) may spend calling the reducer, after the
-#: engines' deadline and before the parent's kill
-EXPLAIN_SECONDS = 2.0
+#: engines' deadline and before the parent's kill (the worker gives less when less is left)
+EXPLAIN_SECONDS = 20.0
 
 
-def all_verdicts(problem: Problem, results: Sequence[EngineResult]) -> dict[str, LawVerdict]:
-    problem = dataclasses.replace(problem, deadline=time.monotonic() + EXPLAIN_SECONDS)
+def all_verdicts(problem: Problem, results: Sequence[EngineResult],
+                 explain_seconds: float = EXPLAIN_SECONDS) -> dict[str, LawVerdict]:
+    problem = dataclasses.replace(problem, deadline=time.monotonic() + explain_seconds)
     lines = {law.key: combine(law, [r for r in results if r.law == law.key]) for law in LAWS}
     complete_by_theorem_2(problem, lines)
     observed_mutation(problem, lines)

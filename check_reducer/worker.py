@@ -31,6 +31,7 @@ from check_reducer.shapes import (
     load_reducer,
 )
 from check_reducer.verdicts import (
+    EXPLAIN_SECONDS,
     LawVerdict,
     Witness,
     all_verdicts,
@@ -330,7 +331,10 @@ def search(job: Job) -> dict[str, Any]:
         results += [not_run("crosshair", law) for law in LAWS if law.key in refuted]
         results += symbolic.run(problem, job.target, budget,
                                 tuple(law for law in LAWS if law.key not in refuted))
-    lines = all_verdicts(problem, results)
+    # the parent kills the child at --timeout: leave the explanations what is left, less a margin
+    started = (job.search_until - search_time(job.timeout)) if job.search_until else time.time()
+    left = started + job.timeout - time.time() - 1.5
+    lines = all_verdicts(problem, results, max(0.5, min(EXPLAIN_SECONDS, left)))
     witness = theorem2_witness(problem, lines)
     return {
         "format": REPORT_FORMAT,
