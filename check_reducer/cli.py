@@ -25,12 +25,16 @@ def parser() -> argparse.ArgumentParser:
         description="Check a custom reducer (initial, add, remove) against the laws of Skip's "
                     "reduce: pairwise commutativity (SKIP-DEF-2/6), the three well-formedness "
                     "notions (SKIP-DEF-7, -7-GLOBAL, -7-SKIPDOC) and incremental correctness "
-                    "(SKIP-DEF-11), with exhaustive, Hypothesis and CrossHair search.",
+                    "(SKIP-DEF-11), and that add/remove leave their arguments unchanged (SKIP-DEF-6), "
+                    "with exhaustive, Hypothesis and CrossHair search.",
         epilog=f"TARGET: path/to/file.py:name or package.module:name; {SHAPES_HELP}. {SYNTAX_HELP}",
     )
     p.add_argument("target", metavar="TARGET")
-    p.add_argument("--values", help="the value domain V (default: from add's type hints)")
-    p.add_argument("--acc", help="the accumulator domain A (default: from type hints or initial)")
+    p.add_argument("--values", help="the value domain V (default: the target's declared "
+                                    "'values', else add's type hints)")
+    p.add_argument("--acc", help="the accumulator domain A (default: the target's declared "
+                                 "'accumulators', else the type hints, else initial's type); "
+                                 "initial is added to A when A lacks it, and the report says so")
     p.add_argument("--engines", default=",".join(ENGINES),
                    help=f"comma-separated subset of {','.join(ENGINES)} (default: all)")
     p.add_argument("--no-symbolic", action="store_true", help="skip CrossHair")
