@@ -1,7 +1,8 @@
-"""Value semantics (a reducer that updates its argument in place must not be reported
-holding everywhere, both sides of each law being one object): add/remove are called on copies, a change of an argument is a
-finding of its own (the ``pure`` line, SKIP-DEF-6: ⊕, ⊖ are functions A × V → A) with
-the values before the call, and every law is judged as for the copying reducer."""
+"""Value semantics: a reducer that updates its argument in place must not be reported
+holding everywhere (both sides of each law would be one object). add/remove are called
+on copies, a change of an argument is a finding of its own (the ``pure`` line,
+SKIP-DEF-6: ⊕, ⊖ are functions A × V → A) with the values before the call, and every
+law is judged as for the copying reducer."""
 
 from __future__ import annotations
 
