@@ -80,6 +80,7 @@ WHERE_THE_FAULT_SHOWS: dict[str, Callable[[Case], bool]] = {
     "fixpoint-no-rederivation": _removes,
     "fixpoint-ranks-restart-at-zero": _removes,
     "fixpoint-cycle-support": _removes,
+    "fixpoint-cascade-examines-once": _removes,
     "fixpoint-seeds-only-new-roots": _adds_edges_after_make,
     "zset-join-without-delta-delta": lambda c: '"join"' in _program(c),
     "zset-distinct-as-linear": lambda c: '"distinct"' in _program(c),
