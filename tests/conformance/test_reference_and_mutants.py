@@ -90,6 +90,7 @@ WHERE_THE_FAULT_SHOWS: dict[str, Callable[[Case], bool]] = {
     "stream-full-adder-carry-lost": _processor_is("full_adder"),
     "stream-distinct-per-batch": _processor_is("distinct"),
     "stream-join-mismatched-partitions": _processor_is("join_partitioned"),
+    "stream-set-difference-same-stratum": _processor_is("set_difference_ticks"),
 }
 
 
