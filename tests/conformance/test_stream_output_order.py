@@ -1,0 +1,67 @@
+"""Stream outputs are compared by their output monoid (STREAM-DEC-OUTPUT-ORDER): bags and
+sets in any order, free-monoid outputs in order, sequences of sets stratum by stratum."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.cases_model import thaw
+from conformance.compare import judge_semantics
+from conformance.loader import load_cases
+from reference.streams.named import PROCESSORS
+
+CASES = {c.id: c for c in load_cases() if c.area == "stream"}
+
+
+def case_of(processor: str) -> Any:
+    return next(c for c in CASES.values() if c.setup.get("processor") == processor
+                and any(len(s.expect.get("output", ())) > 1 for s in c.steps))
+
+
+def observed(case: Any, change: Any) -> list[dict[str, Any]]:
+    return [{"output": change(thaw(s.expect["output"]))} for s in case.steps]
+
+
+def reversed_strata(output: list[list[Any]]) -> list[list[Any]]:
+    return [list(reversed(s)) for s in output]
+
+
+@pytest.mark.spec("STREAM-DEC-OUTPUT-ORDER", evidence="example")
+@pytest.mark.parametrize("processor", ["distinct", "split_merge", "join", "pairs"])
+def test_bags_and_sets_in_any_order(processor: str) -> None:
+    """The expected list reversed passes; one element dropped or doubled fails."""
+    case = case_of(processor)
+    assert judge_semantics(case, observed(case, lambda o: list(reversed(o)))) is None
+    assert judge_semantics(case, observed(case, lambda o: o[1:])) is not None
+    assert judge_semantics(case, observed(case, lambda o: [o[0], *o])) is not None
+
+
+@pytest.mark.spec("STREAM-DEC-OUTPUT-ORDER", evidence="example")
+@pytest.mark.parametrize("processor", ["prefix_sum", "full_adder", "map_inc"])
+def test_free_monoid_outputs_in_order(processor: str) -> None:
+    case = case_of(processor)
+    assert any(list(reversed(s.expect["output"])) != list(s.expect["output"]) for s in case.steps)
+    assert judge_semantics(case, observed(case, lambda o: list(reversed(o)))) is not None
+
+
+@pytest.mark.spec("STREAM-DEC-OUTPUT-ORDER", evidence="example")
+def test_sequences_of_sets_stratum_by_stratum() -> None:
+    case = next(c for c in CASES.values() if c.id.startswith("stream.set-difference-previous-stratum."))
+    assert judge_semantics(case, observed(case, reversed_strata)) is None
+    assert judge_semantics(case, observed(case, lambda o: list(reversed(o)))) is not None
+
+
+@pytest.mark.spec("STREAM-DEC-OUTPUT-ORDER", evidence="example")
+def test_equal_in_python_but_different_json_values_differ() -> None:
+    """``1`` and ``true`` (and ``1.0``) are different elements of a set."""
+    case = next(c for c in CASES.values() if c.setup.get("processor") == "distinct"
+                and all(any(type(x) is int and x == 1 for x in s.expect["output"]) for s in c.steps))
+    for other in (True, 1.0):
+        swapped = observed(case, lambda o, v=other: [v if type(x) is int and x == 1 else x for x in o])
+        assert judge_semantics(case, swapped) is not None
+
+
+def test_every_processor_declares_a_known_output_monoid() -> None:
+    assert {p.output_monoid for p in PROCESSORS.values()} == {"sequence", "bag", "set", "sequence-of-sets"}
