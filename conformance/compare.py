@@ -45,7 +45,7 @@ def stream_output(monoid: str, value: Any) -> Any:
     if monoid == "sequence-of-sets" and isinstance(value, (list, tuple)) and all(
             isinstance(s, (list, tuple)) for s in value):
         return tuple(_bag(s) for s in value)
-    return freeze(value)
+    return canonical_json(value)
 
 
 def _output_monoid(setup: Mapping[str, Any]) -> str:

@@ -3,12 +3,15 @@ sets in any order, free-monoid outputs in order, sequences of sets stratum by st
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conformance.cases_model import thaw
-from conformance.compare import judge_semantics
+from conformance.compare import judge_semantics, stream_output
 from conformance.loader import load_cases
 from reference.streams.named import PROCESSORS
 
@@ -65,3 +68,25 @@ def test_equal_in_python_but_different_json_values_differ() -> None:
 
 def test_every_processor_declares_a_known_output_monoid() -> None:
     assert {p.output_monoid for p in PROCESSORS.values()} == {"sequence", "bag", "set", "sequence-of-sets"}
+
+
+JSON_SCALARS = st.one_of(st.integers(-2, 2), st.booleans(), st.sampled_from([1.0, 0.0, 2.5]),
+                         st.sampled_from(["a", "b"]), st.none())
+JSON_VALUES = st.recursive(JSON_SCALARS, lambda inner: st.lists(inner, max_size=3), max_leaves=6)
+
+
+@pytest.mark.spec("STREAM-DEC-OUTPUT-ORDER", evidence="property")
+@given(st.lists(JSON_VALUES, max_size=6), st.randoms(use_true_random=False))
+def test_bag_comparison_is_multiset_equality_of_json_values(values: list[Any], rnd: Any) -> None:
+    """A bag compares equal to every permutation of itself, and to another list exactly
+    when each canonical JSON text occurs as often (so 1, 1.0 and true stay apart)."""
+    shuffled = list(values)
+    rnd.shuffle(shuffled)
+    assert stream_output("bag", shuffled) == stream_output("bag", values)
+    dropped = values[1:]
+    assert (stream_output("bag", dropped) == stream_output("bag", values)) == (not values)
+    retyped = [True if type(v) is int and v == 1 else v for v in values]
+    changed = any(type(v) is int and v == 1 for v in values)
+    assert (stream_output("bag", retyped) != stream_output("bag", values)) == changed
+    in_order = stream_output("sequence", shuffled) == stream_output("sequence", values)
+    assert in_order == ([json.dumps(v) for v in shuffled] == [json.dumps(v) for v in values])
