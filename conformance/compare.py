@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance import wire
-from conformance.cases_model import Case, FrozenObject, canonical_json, freeze, thaw
+from conformance.cases_model import Case, FrozenObject, canonical_json, thaw
 from reference.streams.named import PROCESSORS
 
 SEMANTIC_FIELDS = {
