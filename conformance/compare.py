@@ -31,9 +31,15 @@ SEMANTIC_FIELDS = {
 OPTIONAL_FIELDS = {"fixpoint": ("ranks",)}
 
 
+def _text(value: Any) -> str:
+    """One spelling per JSON value (``*-DEC-JSON-VALUES``): ``1.0`` is written ``1``, ``true``
+    stays ``true``, object keys sorted."""
+    return canonical_json(thaw(wire.typed(value)))
+
+
 def _bag(values: Any) -> Counter[str]:
-    """A bag of JSON values, each by its canonical JSON (so ``1``, ``1.0`` and ``true`` stay apart)."""
-    return Counter(canonical_json(v) for v in values)
+    """A bag of JSON values, each by its canonical text."""
+    return Counter(_text(v) for v in values)
 
 
 def stream_output(monoid: str, value: Any) -> Any:
@@ -45,7 +51,7 @@ def stream_output(monoid: str, value: Any) -> Any:
     if monoid == "sequence-of-sets" and isinstance(value, (list, tuple)) and all(
             isinstance(s, (list, tuple)) for s in value):
         return tuple(_bag(s) for s in value)
-    return canonical_json(value)
+    return _text(value)
 
 
 def _output_monoid(setup: Mapping[str, Any]) -> str:
@@ -115,6 +121,10 @@ def judge_semantics(case: Case, observed: Sequence[Mapping[str, Any]]) -> str | 
 # --- invariants --------------------------------------------------------------
 
 
+def _typed_set(raw: Any) -> set[Any]:
+    return {wire.typed(x) for x in raw}
+
+
 def _fixpoint_ranks(case: Case, observed: Sequence[Mapping[str, Any]]) -> str | None:
     roots: set[Any] = set()
     edges: set[tuple[Any, Any]] = set()
@@ -123,12 +133,12 @@ def _fixpoint_ranks(case: Case, observed: Sequence[Mapping[str, Any]]) -> str | 
             continue
         args = step.args
         if step.op == "make":
-            roots, edges = set(args.get("roots", ())), {tuple(e) for e in args.get("edges", ())}
+            roots, edges = _typed_set(args.get("roots", ())), _typed_set(args.get("edges", ()))
         else:
-            roots -= set(args.get("remove_roots", ()))
-            edges -= {tuple(e) for e in args.get("remove_edges", ())}
-            roots |= set(args.get("add_roots", ()))
-            edges |= {tuple(e) for e in args.get("add_edges", ())}
+            roots -= _typed_set(args.get("remove_roots", ()))
+            edges -= _typed_set(args.get("remove_edges", ()))
+            roots |= _typed_set(args.get("add_roots", ()))
+            edges |= _typed_set(args.get("add_edges", ()))
         if "ranks" not in obs:
             continue
         ranks = wire.unpairs(obs["ranks"])

@@ -56,6 +56,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from reference.algebra.json_values import from_json, to_json
 from reference.algebra.zset import ZSet
 from reference.differential.operators import (
     AGGREGATES,
@@ -288,11 +289,11 @@ def zset_to_rows(z: ZSet) -> list[list[Any]]:
 
 
 def _tuples(v: Any) -> Any:
-    return tuple(_tuples(x) for x in v) if isinstance(v, (list, tuple)) else v
+    return from_json(v)  # arrays as tuples; true, 1 and 1.0 three values
 
 
 def _lists(v: Any) -> Any:
-    return [_lists(x) for x in v] if isinstance(v, tuple) else v
+    return to_json(v)
 
 
 # --- (a) the standard semantics --------------------------------------------------------

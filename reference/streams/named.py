@@ -24,6 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from reference.algebra.json_values import from_json
+from reference.algebra.json_values import to_json as plain_json
 from reference.algebra.monoid import bag_tensor, bags, direct_product, free_monoid, powerset
 from reference.algebra.multiset import Multiset
 from reference.algebra.weights import canonical_order
@@ -77,17 +79,14 @@ class NamedProcessor:
 
 
 def _tuple(v: Value) -> Value:
-    """JSON arrays (lists or tuples) as tuples, recursively."""
-    if isinstance(v, (list, tuple)):
-        return tuple(_tuple(x) for x in v)
-    return v
+    """JSON arrays (lists or tuples) as tuples, recursively; ``true`` and ``1.0`` as
+    :class:`JsonBool` (never the number 1), ``1.0`` as ``1`` (one number)."""
+    return from_json(v)
 
 
 def to_json(v: Value) -> Value:
     """Tuples as lists, recursively (for writing JSON)."""
-    if isinstance(v, (list, tuple)):
-        return [to_json(x) for x in v]
-    return v
+    return plain_json(v)
 
 
 def _ints(items: Sequence[Value]) -> tuple[int, ...]:
