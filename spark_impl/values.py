@@ -26,6 +26,8 @@ class FrozenDict(dict[str, Any]):
 def _plain(value: Any) -> Any:
     if isinstance(value, JsonBool):  # the protocol's true/false (never the number 1/0)
         return value.value
+    if isinstance(value, float) and value.is_integer():  # 1.0 is the number 1
+        return int(value)
     if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -39,10 +41,6 @@ def encode(value: Any) -> str:
 
 
 def _freeze(value: Any) -> Any:
-    if isinstance(value, bool):  # true is not the number 1 (the protocol's value model)
-        return JsonBool(value)
-    if isinstance(value, float) and value.is_integer():  # 1.0 is the number 1
-        return int(value)
     if isinstance(value, list):
         return tuple(_freeze(v) for v in value)
     if isinstance(value, dict):
