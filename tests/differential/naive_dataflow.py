@@ -52,7 +52,7 @@ def _aggregate(agg: str, values: Bag) -> int:
         return sum(values.values())
     if agg == "sum":
         return sum(v * w for v, w in values.items())
-    return (min if agg == "min" else max)(values)
+    return int((min if agg == "min" else max)(values))
 
 
 def run(node: Node, inputs: Mapping[str, Bag], env: Mapping[str, Bag], bound: int) -> Bag:
