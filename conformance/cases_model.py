@@ -41,6 +41,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from reference.algebra.json_values import plain_scalar
+
 LEVELS = ("must", "should")
 SOURCES = ("paper", "adversarial", "generated", "regression")
 #: Fields of a step that are expectations, not part of the operation sent to an implementation.
@@ -64,7 +66,7 @@ def thaw(value: Any) -> Any:
         return [thaw(v) for v in value]
     if isinstance(value, FrozenObject | dict):
         return {k: thaw(v) for k, v in value.items()}
-    return value
+    return plain_scalar(value)  # a typed value (conformance.wire.typed) back to plain JSON
 
 
 class FrozenObject(Mapping[str, Any]):

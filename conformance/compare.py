@@ -9,12 +9,14 @@ roots, and every other live element has a live deriver of strictly lower rank).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from conformance import wire
-from conformance.cases_model import Case, FrozenObject, canonical_json, freeze, thaw
+from conformance.cases_model import Case, FrozenObject, canonical_json, thaw
+from reference.streams.named import PROCESSORS
 
 SEMANTIC_FIELDS = {
     "reduce": ("view", "changes"),
@@ -29,27 +31,58 @@ SEMANTIC_FIELDS = {
 OPTIONAL_FIELDS = {"fixpoint": ("ranks",)}
 
 
-def _norm_field(area: str, name: str, value: Any) -> Any:
+def _text(value: Any) -> str:
+    """One spelling per JSON value (``*-DEC-JSON-VALUES``): ``1.0`` is written ``1``, ``true``
+    stays ``true``, object keys sorted."""
+    return canonical_json(thaw(wire.typed(value)))
+
+
+def _bag(values: Any) -> Counter[str]:
+    """A bag of JSON values, each by its canonical text."""
+    return Counter(_text(v) for v in values)
+
+
+def stream_output(monoid: str, value: Any) -> Any:
+    """A stream output as compared (STREAM-DEC-OUTPUT-ORDER): a free monoid's output in
+    order; a bag or set in any order (a set's elements each once); a sequence of sets
+    in order of its strata, each set in any order."""
+    if monoid in ("bag", "set") and isinstance(value, (list, tuple)):
+        return _bag(value)
+    if monoid == "sequence-of-sets" and isinstance(value, (list, tuple)) and all(
+            isinstance(s, (list, tuple)) for s in value):
+        return tuple(_bag(s) for s in value)
+    return _text(value)
+
+
+def _output_monoid(setup: Mapping[str, Any]) -> str:
+    processor = setup.get("processor")
+    if isinstance(processor, str) and processor in PROCESSORS:
+        return PROCESSORS[processor].output_monoid
+    return "sequence"
+
+
+def _norm_field(area: str, name: str, value: Any, setup: Mapping[str, Any]) -> Any:
     if area == "reduce" or name == "ranks":
         return wire.unpairs(value)
     if area == "fixpoint":
         return wire.elements(value)
     if area == "zset":
         return wire.weighted(value)
-    return freeze(value)  # stream output: a sequence, order matters
+    return stream_output(_output_monoid(setup), value)
 
 
 def semantic(area: str, observation: Mapping[str, Any],
-             optional: Sequence[str] = ()) -> dict[str, Any]:
-    """The comparable content of one observation (an error class, or the area's fields)."""
+             optional: Sequence[str] = (), setup: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The comparable content of one observation (an error class, or the area's fields);
+    ``setup`` is the case's (a stream output compares by its processor's output monoid)."""
     if "error" in observation:
         return {"error": observation["error"]}
     fields = (*SEMANTIC_FIELDS[area], *optional)
-    return {f: _norm_field(area, f, observation[f]) for f in fields if f in observation}
+    return {f: _norm_field(area, f, observation[f], setup or {}) for f in fields if f in observation}
 
 
 def _matches(area: str, expected: Sequence[Mapping[str, Any]],
-             observed: Sequence[Mapping[str, Any]]) -> str | None:
+             observed: Sequence[Mapping[str, Any]], setup: Mapping[str, Any]) -> str | None:
     """``None`` when ``observed`` meets ``expected``; otherwise the first difference, in words.
 
     An expected sequence shorter than the steps ends in an error after which the
@@ -59,7 +92,7 @@ def _matches(area: str, expected: Sequence[Mapping[str, Any]],
         if i >= len(observed):
             return f"step {i}: no observation (expected {thaw(exp)})"
         optional = [f for f in OPTIONAL_FIELDS.get(area, ()) if f in exp and f in observed[i]]
-        want, got = semantic(area, exp, optional), semantic(area, observed[i], optional)
+        want, got = semantic(area, exp, optional, setup), semantic(area, observed[i], optional, setup)
         if want != got:
             return f"step {i}: expected {_show(exp)}, got {_show(observed[i])}"
     return None
@@ -78,7 +111,7 @@ def judge_semantics(case: Case, observed: Sequence[Mapping[str, Any]]) -> str | 
     for expected in case.expectation_sequences():
         if len(expected) < len(case.steps) and not (expected and "error" in expected[-1]):
             continue  # a malformed alternative never matches (the schema lint reports it)
-        difference = _matches(case.area, expected, observed)
+        difference = _matches(case.area, expected, observed, thaw(case.setup))
         if difference is None:
             return invariant_violation(case, observed)
         first_difference = first_difference or difference
@@ -86,6 +119,10 @@ def judge_semantics(case: Case, observed: Sequence[Mapping[str, Any]]) -> str | 
 
 
 # --- invariants --------------------------------------------------------------
+
+
+def _typed_set(raw: Any) -> set[Any]:
+    return {wire.typed(x) for x in raw}
 
 
 def _fixpoint_ranks(case: Case, observed: Sequence[Mapping[str, Any]]) -> str | None:
@@ -96,12 +133,12 @@ def _fixpoint_ranks(case: Case, observed: Sequence[Mapping[str, Any]]) -> str | 
             continue
         args = step.args
         if step.op == "make":
-            roots, edges = set(args.get("roots", ())), {tuple(e) for e in args.get("edges", ())}
+            roots, edges = _typed_set(args.get("roots", ())), _typed_set(args.get("edges", ()))
         else:
-            roots -= set(args.get("remove_roots", ()))
-            edges -= {tuple(e) for e in args.get("remove_edges", ())}
-            roots |= set(args.get("add_roots", ()))
-            edges |= {tuple(e) for e in args.get("add_edges", ())}
+            roots -= _typed_set(args.get("remove_roots", ()))
+            edges -= _typed_set(args.get("remove_edges", ()))
+            roots |= _typed_set(args.get("add_roots", ()))
+            edges |= _typed_set(args.get("add_edges", ()))
         if "ranks" not in obs:
             continue
         ranks = wire.unpairs(obs["ranks"])

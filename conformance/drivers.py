@@ -64,17 +64,21 @@ def _fixpoint_observation(o: FixpointObservation) -> Observation:
 
 
 def _edges(raw: Any) -> tuple[tuple[Any, Any], ...]:
-    return tuple((u, v) for u, v in raw)
+    return tuple((wire.typed(u), wire.typed(v)) for u, v in raw)
+
+
+def _elements(raw: Any) -> tuple[Any, ...]:
+    return tuple(wire.typed(x) for x in raw)
 
 
 def run_fixpoint(engine: FixpointEngine, step: Step) -> Observation:
     a = step.args
     if step.op == "make":
-        return _fixpoint_observation(engine.make(tuple(a.get("roots", ())), _edges(a.get("edges", ()))))
+        return _fixpoint_observation(engine.make(_elements(a.get("roots", ())), _edges(a.get("edges", ()))))
     if step.op == "apply":
         change = FixpointChange(
-            add_roots=tuple(a.get("add_roots", ())),
-            remove_roots=tuple(a.get("remove_roots", ())),
+            add_roots=_elements(a.get("add_roots", ())),
+            remove_roots=_elements(a.get("remove_roots", ())),
             add_edges=_edges(a.get("add_edges", ())),
             remove_edges=_edges(a.get("remove_edges", ())),
         )
@@ -86,12 +90,12 @@ def run_zset(engine: ZSetEngine, step: Step, case: Case, built: list[bool]) -> O
     if not built:
         engine.build(thaw(case.setup["program"]))
         built.append(True)
-    inputs = {name: [(e, w) for e, w in rows] for name, rows in step.args.get("inputs", {}).items()}
+    inputs = {name: [(wire.typed(e), w) for e, w in rows] for name, rows in step.args.get("inputs", {}).items()}
     return {"output": wire.weighted_list(wire.weighted(engine.step(inputs)))}
 
 
 def run_stream(engine: StreamEngine, step: Step, case: Case) -> Observation:
-    batches = [list(b) for b in step.args.get("batches", ())]
+    batches = [[wire.typed(x) for x in b] for b in step.args.get("batches", ())]
     output = engine.run(case.setup["processor"], thaw(case.setup.get("params", {})), batches)
     return {"output": [thaw(x) for x in output]}
 

@@ -6,7 +6,10 @@ protocol, whose messages carry the same data). Changes are *additive only*:
 new optional methods or fields, never a changed signature.
 
 Values crossing the boundary are JSON values. In Python, JSON arrays become
-tuples so that they are hashable (a key, a set element, a multiset value).
+tuples so that they are hashable (a key, a set element, a multiset value), and
+``true``/``false`` arrive as :class:`JsonBool` (``.value`` is the Python bool), so
+that true is never the number 1, and integral numbers as ``int`` (``1.0`` is the
+number 1): the ``*-DEC-JSON-VALUES`` items.
 An engine is created fresh per case; the suite never reuses one across cases.
 
 Areas and their observations:
@@ -27,6 +30,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
+
+# The protocol's value model: JSON true/false as values that equal no number.
+from reference.algebra.json_values import JsonBool as JsonBool
 
 AREAS = ("reduce", "fixpoint", "zset", "stream")
 

@@ -106,12 +106,37 @@ def case_citations(root: Path) -> dict[str, int]:
     return counts
 
 
+#: The test folder of each paper: a check there cites only that paper's catalog.
+PAPER_FOLDERS = {"skip": "skip.toml", "stream": "stream.toml", "fixpoint": "fixpoint.toml",
+                 "differential": "differential.toml"}
+
+
+def area_errors(items: dict[str, Item], checks: list[Check]) -> list[str]:
+    """Checks citing items of another paper's area: under ``tests/<paper>/`` an ID of
+    another catalog; elsewhere one check (test) citing the catalogs of two papers. A
+    check is evidence for what it checks, and one check rarely checks two papers."""
+    sources: dict[str, set[str]] = {}
+    for c in checks:
+        if c.spec_id in items:
+            sources.setdefault(c.location, set()).add(items[c.spec_id].source)
+    errors = []
+    for location, cited in sorted(sources.items()):
+        parts = location.split("::")[0].split("/")
+        own = PAPER_FOLDERS.get(parts[1]) if len(parts) > 2 and parts[0] == "tests" else None
+        if own is not None and cited - {own}:
+            errors.append(f"{location}: cites items of another paper's area ({', '.join(sorted(cited - {own}))})")
+        elif own is None and len(cited) > 1:
+            errors.append(f"{location}: cites items of {len(cited)} papers' areas ({', '.join(sorted(cited))})")
+    return errors
+
+
 def build_map(
     items: dict[str, Item], checks: list[Check], citations: dict[str, int]
 ) -> tuple[list[Entry], list[str]]:
     """Entries in catalog order, and the errors: checks or cases citing unknown IDs."""
     errors = [f"{c.location}: cites unknown ID {c.spec_id}" for c in checks if c.spec_id not in items]
     errors += [f"conformance cases cite unknown ID {i}" for i in sorted(citations) if i not in items]
+    errors += area_errors(items, checks)
     by_id: dict[str, list[Check]] = {}
     for c in checks:
         by_id.setdefault(c.spec_id, []).append(c)

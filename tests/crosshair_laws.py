@@ -6,8 +6,11 @@ A laws module lists in ``HOLDS`` the laws (top-level functions with ``post: __re
 that must get no counterexample and in ``FAILS`` the ones that must get one (broken
 twins, often named ``<law>_broken``). The outcome of a law is "refuted: <message>"
 (CrossHair found a counterexample), "confirmed" (it exhausted the paths within its
-bounds without one) or "not confirmed" (it ran out of time without one). Neither of
-the last two is a proof. Every reported counterexample is replayed in Python, so each
+bounds without one) or "not confirmed after N iterations" (it ran out of time without
+one, having explored N paths, read from CrossHair's verbose log). Neither of the last
+two is a proof, and a law not confirmed after 0 iterations was not checked at all:
+:func:`not_refuted` fails on it (a loaded machine must not pass a symbolic check that
+explored nothing). Every reported counterexample is replayed in Python, so each
 symbolic check is shown able to fail on a broken input.
 """
 
@@ -23,6 +26,19 @@ from types import ModuleType
 import pytest
 
 LINE = re.compile(r"^(?P<file>.*?):(?P<line>\d+): (?P<level>error|info): (?P<message>.*)$")
+BEGIN = re.compile(r"Begin analyze calltree\s+(?P<name>\w+)")
+ITERATIONS = re.compile(r"calltree search with \w+ and \d+ messages\. Number of iterations:\s+(?P<n>\d+)")
+
+
+def iterations_by_law(log: str) -> dict[str, int]:
+    """Law name -> paths CrossHair explored for it (its verbose log: one law at a time)."""
+    current, found = None, {}
+    for line in log.splitlines():
+        if (begin := BEGIN.search(line)) is not None:
+            current = begin["name"]
+        elif (done := ITERATIONS.search(line)) is not None and current is not None:
+            found[current] = int(done["n"])
+    return found
 
 
 def _function_at(source: Path) -> dict[int, str]:
@@ -36,20 +52,22 @@ def _function_at(source: Path) -> dict[int, str]:
 
 
 def crosshair_outcomes(laws: ModuleType, per_condition_timeout: int) -> dict[str, str]:
-    """Law name -> ``"refuted: <message>"`` | ``"confirmed"`` | ``"not confirmed"``, for
+    """Law name -> ``"refuted: <message>"`` | ``"confirmed"`` | ``"not confirmed after N
+    iterations"``, for
     exactly the laws of ``laws.HOLDS`` and ``laws.FAILS`` (one ``crosshair check``
     subprocess; ``per_condition_timeout``: CPU seconds per law). Skips the calling test
     when CrossHair is not installed."""
     pytest.importorskip("crosshair")
     source = Path(str(laws.__file__))
     run = subprocess.run(
-        [sys.executable, "-m", "crosshair", "check", "--report_all",
+        [sys.executable, "-m", "crosshair", "check", "--report_all", "-v",
          f"--per_condition_timeout={per_condition_timeout}", laws.__name__],
         capture_output=True, text=True, timeout=300,
         cwd=source.parents[len(laws.__name__.split(".")) - 1],  # where the module imports from
     )
     assert run.returncode in (0, 1), run.stderr
     spans = _function_at(source)
+    explored = iterations_by_law(run.stdout + "\n" + run.stderr)
     found: dict[str, str] = {}
     for raw in run.stdout.splitlines():
         match = LINE.match(raw)
@@ -58,14 +76,18 @@ def crosshair_outcomes(laws: ModuleType, per_condition_timeout: int) -> dict[str
             if match["level"] == "error":
                 found[name] = f"refuted: {message}"
             else:
-                found[name] = "confirmed" if message.startswith("Confirmed") else "not confirmed"
+                found[name] = ("confirmed" if message.startswith("Confirmed")
+                               else f"not confirmed after {explored.get(name, 0)} iterations")
     assert set(found) == set(laws.HOLDS) | set(laws.FAILS), run.stdout
     return found
 
 
 def not_refuted(outcomes: dict[str, str], law: str) -> None:
-    """CrossHair found no counterexample to ``law`` (which is not a proof)."""
-    assert outcomes[law] in ("confirmed", "not confirmed"), outcomes[law]
+    """CrossHair found no counterexample to ``law`` (which is not a proof), having explored
+    at least one path: "not confirmed after 0 iterations" is no check at all and fails."""
+    outcome = outcomes[law]
+    explored = re.fullmatch(r"not confirmed after (\d+) iterations", outcome)
+    assert outcome == "confirmed" or (explored is not None and int(explored[1]) > 0), outcome
 
 
 def confirmed(outcomes: dict[str, str], law: str) -> None:

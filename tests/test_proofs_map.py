@@ -121,3 +121,38 @@ def test_json_output_has_the_documented_fields(tmp_path: Path, capsys: pytest.Ca
 
 def test_the_project_catalog_passes_its_own_check() -> None:
     assert main(["--check"]) == 0
+
+
+def definition(spec_id: str) -> str:
+    return f"""
+[[item]]
+id = "{spec_id}"
+kind = "definition"
+number = "98"
+title = "A scratch definition"
+section = "0"
+statement = "Let x be."
+"""
+
+
+def test_a_check_citing_another_papers_area_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Under tests/<paper>/ only that paper's catalog; elsewhere one paper per check."""
+    (tmp_path / "spec").mkdir()
+    (tmp_path / "spec" / "skip.toml").write_text(definition("SKIP-DEF-98"), encoding="utf-8")
+    (tmp_path / "spec" / "stream.toml").write_text(definition("STREAM-DEF-98"), encoding="utf-8")
+    (tmp_path / "tests" / "skip").mkdir(parents=True)
+    own = 'import pytest\n@pytest.mark.spec("SKIP-DEF-98", evidence="example")\ndef test_own(): ...\n'
+    (tmp_path / "tests" / "skip" / "test_own.py").write_text(own, encoding="utf-8")
+    (tmp_path / "tests" / "test_one_paper.py").write_text(own.replace("own", "one"), encoding="utf-8")
+    assert run(tmp_path, "--check") == 0
+    foreign = 'import pytest\n@pytest.mark.spec("STREAM-DEF-98", evidence="example")\ndef test_foreign(): ...\n'
+    (tmp_path / "tests" / "skip" / "test_foreign.py").write_text(foreign, encoding="utf-8")
+    assert run(tmp_path, "--check") == 1
+    assert "tests/skip/test_foreign.py::test_foreign: cites items of another paper's area (stream.toml)" in (
+        capsys.readouterr().err)
+    (tmp_path / "tests" / "skip" / "test_foreign.py").unlink()
+    mixed = ('import pytest\n@pytest.mark.spec("SKIP-DEF-98", "STREAM-DEF-98", evidence="example")\n'
+             'def test_mixed(): ...\n')
+    (tmp_path / "tests" / "test_mixed.py").write_text(mixed, encoding="utf-8")
+    assert run(tmp_path, "--check") == 1
+    assert "tests/test_mixed.py::test_mixed: cites items of 2 papers' areas" in capsys.readouterr().err

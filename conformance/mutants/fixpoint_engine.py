@@ -39,6 +39,15 @@ class FixpointEngineBase:
         """``deriver`` wf-derives ``x``: strictly lower rank (FIX-DEF-5)."""
         return self.rank[deriver] < self.rank[x]
 
+    def supported(self, x: Any, dying: set[Any]) -> bool:
+        """Phase 1: ``x`` keeps a live, not dying, well-founded deriver (examined afresh
+        each time it is popped: a deriver may have died since)."""
+        for y in self.inv.get(x, ()):
+            self.scanned += 1
+            if y in self.current and y not in dying and self.well_founded(y, x):
+                return True
+        return False
+
     def rederive(self, dying: set[Any]) -> set[Any]:
         """Phase 2: dying elements with a surviving deriver are expanded again."""
         return {y for y in dying if any(x in self.current for x in self.inv.get(y, ()))}
@@ -73,13 +82,7 @@ class FixpointEngineBase:
             self.visited += 1
             if x in dying or x not in self.current or x in self.roots:
                 continue
-            supported = False
-            for y in self.inv.get(x, ()):
-                self.scanned += 1
-                if y in self.current and y not in dying and self.well_founded(y, x):
-                    supported = True
-                    break
-            if not supported:
+            if not self.supported(x, dying):
                 dying.add(x)
                 for z in self.fwd.get(x, ()):
                     self.scanned += 1

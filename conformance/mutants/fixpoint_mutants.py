@@ -42,6 +42,21 @@ class CycleSupport(FixpointEngineBase):
         return True
 
 
+class CascadeExaminesOnce(FixpointEngineBase):
+    """The cascade examines each element once: one found supported keeps that verdict
+    although its deriver dies later in the same cascade."""
+
+    def contract(self, worklist: Iterable[Any]) -> None:
+        self._settled: set[Any] = set()
+        super().contract(worklist)
+
+    def supported(self, x: Any, dying: set[Any]) -> bool:
+        if x in self._settled:
+            return True
+        self._settled.add(x)
+        return super().supported(x, dying)
+
+
 class SeedsOnlyNewRoots(FixpointEngineBase):
     """Expansion seeded with the new roots only, as printed: an edge added from a live node is not followed."""
 
@@ -79,6 +94,8 @@ MUTANTS = [
     Mutant("fixpoint-ranks-restart-at-zero", "fixpoint", RanksRestartAtZero.__doc__ or "",
            _implementation(RanksRestartAtZero)),
     Mutant("fixpoint-cycle-support", "fixpoint", CycleSupport.__doc__ or "", _implementation(CycleSupport)),
+    Mutant("fixpoint-cascade-examines-once", "fixpoint", CascadeExaminesOnce.__doc__ or "",
+           _implementation(CascadeExaminesOnce)),
     Mutant("fixpoint-seeds-only-new-roots", "fixpoint", SeedsOnlyNewRoots.__doc__ or "",
            _implementation(SeedsOnlyNewRoots)),
     Mutant("fixpoint-recompute-from-scratch", "fixpoint", RecomputeFromScratch.__doc__ or "",

@@ -76,6 +76,24 @@ class JoinMismatchedPartitions(_OneProcessorWrong):
         return [list(map(list, m)) for m in canonical_order(tuple(map(tuple, m)) for m in kept)]
 
 
+class SetDifferenceSameStratum(_OneProcessorWrong):
+    """set_difference_ticks subtracts each stratum's own negative set (A_i \\ B_i) instead of
+    the previous stratum's (A_i \\ B_(i-1), STREAM-PROP-3.55)."""
+
+    processor = "set_difference_ticks"
+
+    def wrong(self, params: Mapping[str, Any], batches: Sequence[Sequence[Any]]) -> Sequence[Any]:
+        ReferenceStreamEngine.run(self, self.processor, params, batches)  # the same refusals
+        strata: list[tuple[set[Any], set[Any]]] = [(set(), set())]
+        for item in (x for batch in batches for x in batch):
+            if item == "tick":
+                strata.append((set(), set()))
+            else:
+                sign, x = item
+                strata[-1][0 if sign == "+" else 1].add(x)
+        return [canonical_order(a - b) for a, b in strata]
+
+
 def _implementation(engine: type[ReferenceStreamEngine]) -> Any:
     class Mutated(ReferenceImplementation):
         name = f"mutant:{engine.__name__}"
@@ -95,4 +113,6 @@ MUTANTS = [
            _implementation(DistinctPerBatch)),
     Mutant("stream-join-mismatched-partitions", "stream", JoinMismatchedPartitions.__doc__ or "",
            _implementation(JoinMismatchedPartitions)),
+    Mutant("stream-set-difference-same-stratum", "stream", SetDifferenceSameStratum.__doc__ or "",
+           _implementation(SetDifferenceSameStratum)),
 ]

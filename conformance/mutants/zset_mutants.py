@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zlib
+from collections.abc import Mapping
 from typing import Any
 
 from conformance.cases_model import canonical_json
@@ -10,6 +11,7 @@ from conformance.implementations.reference_impl import ReferenceImplementation
 from conformance.mutants import Mutant
 from conformance.mutants.zset_engine import PARTITIONS, ZSetEngineBase
 from reference.algebra.zset import ZSet
+from reference.differential.dataflow import Iterate, Node, evaluate
 from reference.differential.operators import distinct
 
 
@@ -34,6 +36,17 @@ class MismatchedPartitions(ZSetEngineBase):
         return zlib.adler32(canonical_json(k).encode("utf-8")) % PARTITIONS
 
 
+class IterateBoundOffByOne(ZSetEngineBase):
+    """An ``iterate`` allowed one body application more than ``max_iterations`` (the
+    bound counted as iterations after the first): a loop one step too long is not refused."""
+
+    def delta(self, node: Node, path: tuple[int, ...], new_inputs: Mapping[str, ZSet]) -> ZSet:
+        if not isinstance(node, Iterate):
+            return super().delta(node, path, new_inputs)
+        bound = self.program_or_fail().max_iterations + 1
+        return evaluate(node, new_inputs, {}, bound) - evaluate(node, self.inputs, {}, bound)
+
+
 def _implementation(engine: type[ZSetEngineBase]) -> Any:
     class Mutated(ReferenceImplementation):
         name = f"mutant:{engine.__name__}"
@@ -53,4 +66,6 @@ MUTANTS = [
     Mutant("zset-distinct-as-linear", "zset", DistinctAsLinear.__doc__ or "", _implementation(DistinctAsLinear)),
     Mutant("zset-mismatched-partitions", "zset", MismatchedPartitions.__doc__ or "",
            _implementation(MismatchedPartitions)),
+    Mutant("zset-iterate-bound-off-by-one", "zset", IterateBoundOffByOne.__doc__ or "",
+           _implementation(IterateBoundOffByOne)),
 ]

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from conformance import wire
-from conformance.cases_model import freeze
+from conformance.wire import typed
 from reference.fixpoint.general_pattern import live_set
 from reference.fixpoint.managed import Change, ManagedFixpoint
 
@@ -29,11 +29,11 @@ COST_FACTOR, COST_SLACK = 2, 4
 
 
 def _edges(raw: Any) -> list[tuple[Any, Any]]:
-    return [(freeze(u), freeze(v)) for u, v in raw]
+    return [(typed(u), typed(v)) for u, v in raw]
 
 
 def _items(raw: Any) -> list[Any]:
-    return [freeze(x) for x in raw]
+    return [typed(x) for x in raw]
 
 
 def next_graph(roots: frozenset[Any], edges: frozenset[tuple[Any, Any]],

@@ -67,11 +67,12 @@ def _error(error_class: str) -> Observation:
     return {"error": error_class}
 
 
-# One semantics = how a view is maintained across a valid delta.
+# One semantics = how the accumulators are maintained across a valid delta. The view
+# is the accumulators of the keys with a non-empty multiset (SKIP-DEC-VIEW).
 Maintain = Callable[[Reducer[Any, Any], Collection, View, Delta, Collection], View]
 
 
-def _recompute(R: Reducer[Any, Any], C: Collection, view: View, delta: Delta, C2: Collection) -> View:
+def _recompute(R: Reducer[Any, Any], C: Collection, acc: View, delta: Delta, C2: Collection) -> View:
     return reduce(R, C2)
 
 
@@ -83,19 +84,28 @@ def update_with_decline(R: Reducer[Any, Any], a_k: Any, delta: Delta, k: Any, C2
         return fold(R.add, R.initial, values_at(C2, k))
 
 
-def _incremental(R: Reducer[Any, Any], C: Collection, view: View, delta: Delta, C2: Collection) -> View:
-    new = dict(view)
-    for k in delta.keys():
-        if k in C2:
-            new[k] = update_with_decline(R, view.get(k, R.initial), delta, k, C2)
-        else:
-            new.pop(k, None)  # the key's multiset is empty: it leaves the view
-    return new
+def _incremental(keep_emptied: bool) -> Maintain:
+    """SKIP-DEF-10 on every key of the delta. A key whose multiset became empty either
+    drops its accumulator (it restarts from ι when values return) or, with
+    ``keep_emptied``, keeps it out of sight (it resumes from that accumulator): the two
+    readings of SKIP-DEC-EMPTIED-KEY, which agree for well-formed reducers."""
+
+    def maintain(R: Reducer[Any, Any], C: Collection, acc: View, delta: Delta, C2: Collection) -> View:
+        new = dict(acc)
+        for k in delta.keys():
+            if k in C2 or keep_emptied:
+                new[k] = update_with_decline(R, acc.get(k, R.initial), delta, k, C2)
+            else:
+                new.pop(k, None)
+        return new
+
+    return maintain
 
 
 def _trace(steps: Sequence[Mapping[str, Any]], maintain: Maintain) -> list[Observation]:
     R: Reducer[Any, Any] | None = None
     C: dict[Any, Multiset] = {}
+    acc: View = {}  # the accumulators (a superset of the view's keys when emptied keys are kept)
     view: View = {}
     out: list[Observation] = []
     for step in steps:
@@ -111,9 +121,9 @@ def _trace(steps: Sequence[Mapping[str, Any]], maintain: Maintain) -> list[Obser
             out.append(_error("malformed-input"))
         elif op == "load":
             C = collection_of(step["collection"])
-            new = reduce(R, C)
-            out.append(observation(view, new))
-            view = new
+            acc = reduce(R, C)
+            out.append(observation(view, acc))
+            view = acc
         elif op == "apply":
             delta = delta_of(step)
             try:
@@ -121,7 +131,8 @@ def _trace(steps: Sequence[Mapping[str, Any]], maintain: Maintain) -> list[Obser
             except InvalidDelta:
                 out.append(_error("invalid-delta"))
                 continue
-            new = maintain(R, C, view, delta, C2)
+            acc = maintain(R, C, acc, delta, C2)
+            new = {k: a for k, a in acc.items() if k in C2}
             out.append(observation(view, new))
             C, view = C2, new
         else:
@@ -134,9 +145,10 @@ def denotational(steps: Sequence[Mapping[str, Any]]) -> list[Observation]:
     return _trace(steps, _recompute)
 
 
-def operational(steps: Sequence[Mapping[str, Any]]) -> list[Observation]:
-    """Observations of Skip's incremental update (SKIP-DEF-10, removals first)."""
-    return _trace(steps, _incremental)
+def operational(steps: Sequence[Mapping[str, Any]], keep_emptied: bool = False) -> list[Observation]:
+    """Observations of Skip's incremental update (SKIP-DEF-10, removals first); an
+    emptied key restarts from ι, or with ``keep_emptied`` resumes from its accumulator."""
+    return _trace(steps, _incremental(keep_emptied))
 
 
 def expectations(steps: Sequence[Mapping[str, Any]]) -> tuple[list[Observation], list[list[Observation]]]:
@@ -144,15 +156,20 @@ def expectations(steps: Sequence[Mapping[str, Any]]) -> tuple[list[Observation],
 
     For a reducer whose incremental maintenance equals the recompute (well-formed,
     possibly declining) there is one answer, :func:`denotational`. For an ill-formed
-    reducer an engine may also follow Definition 10 (:func:`operational`) or refuse
-    the reducer when it is declared (``ill-formed-reducer``).
+    reducer an engine may also follow Definition 10 (:func:`operational`, either reading
+    of an emptied key, SKIP-DEC-EMPTIED-KEY) or refuse the reducer when it is declared
+    (``ill-formed-reducer``).
     """
     expected = denotational(steps)
     declared = steps[0].get("reducer") if steps and steps[0].get("op") == "declare" else None
     spec = reducers.REDUCERS.get(declared) if isinstance(declared, str) else None
     if spec is None or spec.well_formed:
         return expected, []
-    alternatives = [operational(steps)] if operational(steps) != expected else []
+    alternatives: list[list[Observation]] = []
+    for keep in (False, True):
+        answer = operational(steps, keep_emptied=keep)
+        if answer != expected and answer not in alternatives:
+            alternatives.append(answer)
     return expected, [*alternatives, [_error("ill-formed-reducer")]]
 
 

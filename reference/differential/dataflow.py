@@ -56,6 +56,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from reference.algebra.json_values import from_json, to_json
 from reference.algebra.zset import ZSet
 from reference.differential.operators import (
     AGGREGATES,
@@ -288,11 +289,11 @@ def zset_to_rows(z: ZSet) -> list[list[Any]]:
 
 
 def _tuples(v: Any) -> Any:
-    return tuple(_tuples(x) for x in v) if isinstance(v, (list, tuple)) else v
+    return from_json(v)  # arrays as tuples; true, 1 and 1.0 three values
 
 
 def _lists(v: Any) -> Any:
-    return [_lists(x) for x in v] if isinstance(v, tuple) else v
+    return to_json(v)
 
 
 # --- (a) the standard semantics --------------------------------------------------------
@@ -490,25 +491,51 @@ class _Step:
     def iterate(self, node: Iterate, path: Path, t: Time, bound: _Bindings) -> ZSet:
         """DD-CLAIM-RULE-ITERATE: run the body at ``(t, 0), (t, 1), ...`` until the loop
         variable's next difference is zero and no earlier time has differences at a
-        later iteration; the egress is ``Σ_i δd_(t,i)`` (Proposition 3, ``δ(out_k)``)."""
+        later iteration; the egress is ``Σ_i δd_(t,i)`` (Proposition 3, ``δ(out_k)``).
+
+        The bound is the standard semantics' (:func:`evaluate`): refuse with
+        ``no-fixpoint`` iff ``X_{m} != X_{m-1}`` at this time, ``m = max_iterations``
+        (a fixpoint reached within ``m`` body applications is kept by every later
+        one). That is decided from the collections, not from the number of times the
+        body runs here: earlier versions may make the differential evaluation look at
+        iterations past the fixpoint of this version (a seed alone reaches iteration 1).
+        """
         depth = len(t)
         self.diff(node.seed, (*path, 0), t, bound)
         inner = {**bound, node.var: (path, depth + 1)}
         last_earlier = self.last_earlier_iteration(path, t)
-        limit = self.program.max_iterations + 1
+        bound_m = self.program.max_iterations
         i = 0
         while True:
             self.diff(node.body, (*path, 1), (*t, i), inner)
             if self.var_diff(path, (*t, i + 1)).is_empty() and i + 1 > last_earlier:
                 break
             i += 1
-            if i > limit:
+            if i == bound_m and not self.variable_step(path, t, bound_m - 1).is_empty():
                 raise DataflowError(
-                    "no-fixpoint", f"iterate {node.var!r}: no fixpoint in {limit} steps"
+                    "no-fixpoint", f"iterate {node.var!r}: no fixpoint in {bound_m} steps"
                 )
+            # Past a fixpoint reached at k < bound, the differences stop at iteration
+            # max(k, last_earlier): earlier versions have none beyond last_earlier.
+            assert i <= max(bound_m - 1, last_earlier), "differences did not stop"
         total = ZSet.zero()
         for j in range(i + 1):
             total = total + self.var_diff(path, (*t, j))
+        return total
+
+    def variable_step(self, loop_path: Path, t: Time, i: int) -> ZSet:
+        """``X_{i+1} - X_i`` at time ``t``: the loop variable's differences at iteration
+        ``i + 1`` summed over the times ``τ' <= t`` (its ``(i+1)``-th iterate minus its
+        ``i``-th, as collections)."""
+        depth = len(t)
+        total = ZSet.zero()
+        for u, d in self.traces.get((*loop_path, 1), {}).items():  # δbody_(τ',i) feeds δd_(τ',i+1)
+            if u[depth] == i and leq(u[:depth], t):
+                total = total + d
+        if i == 0:  # δd_(τ',1) also retracts δseed_τ'
+            for u, d in self.traces.get((*loop_path, 0), {}).items():
+                if leq(u, t):
+                    total = total - d
         return total
 
     def last_earlier_iteration(self, loop_path: Path, t: Time) -> int:

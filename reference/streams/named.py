@@ -24,6 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from reference.algebra.json_values import from_json
+from reference.algebra.json_values import to_json as plain_json
 from reference.algebra.monoid import bag_tensor, bags, direct_product, free_monoid, powerset
 from reference.algebra.multiset import Multiset
 from reference.algebra.weights import canonical_order
@@ -66,23 +68,25 @@ class NamedProcessor:
     build: Callable[[Params], Processor]
     encode: Callable[[Params, Sequence[Value]], Any]
     decode: Callable[[Params, Any], Value]
+    #: How outputs compare (STREAM-DEC-OUTPUT-ORDER): ``sequence`` (a free monoid: in
+    #: order), ``bag`` or ``set`` (commutative: in any order), ``sequence-of-sets``
+    #: (one set per stratum or round, strata in order). The sorted order ``decode``
+    #: writes is a convenience of the oracle, never compared for bags and sets.
+    output_monoid: str = "sequence"
 
 
 # --- helpers -----------------------------------------------------------------
 
 
 def _tuple(v: Value) -> Value:
-    """JSON arrays (lists or tuples) as tuples, recursively."""
-    if isinstance(v, (list, tuple)):
-        return tuple(_tuple(x) for x in v)
-    return v
+    """JSON arrays (lists or tuples) as tuples, recursively; ``true`` and ``1.0`` as
+    :class:`JsonBool` (never the number 1), ``1.0`` as ``1`` (one number)."""
+    return from_json(v)
 
 
 def to_json(v: Value) -> Value:
     """Tuples as lists, recursively (for writing JSON)."""
-    if isinstance(v, (list, tuple)):
-        return [to_json(x) for x in v]
-    return v
+    return plain_json(v)
 
 
 def _ints(items: Sequence[Value]) -> tuple[int, ...]:
@@ -259,13 +263,14 @@ def _registry() -> dict[str, NamedProcessor]:
             'tagged items ["L", x] or ["R", y]', "the bag of all pairs [x, y], sorted",
             ("STREAM-DEF-3.49", "STREAM-PROP-3.48"),
             lambda p: _pairs(), lambda p, items: _tagged(items, lambda v: v), lambda p, o: _sorted_bag(o),
+            "bag",
         ),
         NamedProcessor(
             "join", "join of edge bags on E(x,y) ∧ E(y,z): pairs ; pure filter fused (§2, Proposition 3.30)", {},
             'tagged edges ["L", [x, y]] or ["R", [y, z]]', "the bag of matches [[x, y], [y, z]], sorted",
             ("STREAM-PROP-3.30", "STREAM-THM-3.51"),
             lambda p: join(bag_tensor(), _join_pred),
-            lambda p, items: _tagged(items, _edge), lambda p, o: _sorted_bag(o),
+            lambda p, items: _tagged(items, _edge), lambda p, o: _sorted_bag(o), "bag",
         ),
         NamedProcessor(
             "join_partitioned",
@@ -275,21 +280,21 @@ def _registry() -> dict[str, NamedProcessor]:
             'tagged edges ["L", [x, y]] or ["R", [y, z]]', "the bag of matches [[x, y], [y, z]], sorted",
             ("STREAM-THM-3.51", "STREAM-LEM-3.6"),
             lambda p: _partitioned_join(p),
-            lambda p, items: _tagged(items, _edge), lambda p, o: _sorted_bag(o),
+            lambda p, items: _tagged(items, _edge), lambda p, o: _sorted_bag(o), "bag",
         ),
         NamedProcessor(
             "split_merge", "a splitter followed by merge, ∼ pure id (Definition 3.44)",
             {"partitions": "number of partitions k >= 1, default 2 (item x goes to partition_of(x, k))"},
             "any JSON values", "the bag of the input values, sorted", ("STREAM-DEF-3.44", "STREAM-PROP-3.45"),
             _split_merge, lambda p, items: Multiset.from_iterable(_tuple(x) for x in items),
-            lambda p, o: _sorted_bag(o),
+            lambda p, o: _sorted_bag(o), "bag",
         ),
         NamedProcessor(
             "distinct", "the set of values seen: the homomorphism Bag → P (Example 3.12)", {},
             "any JSON values", "the distinct input values, sorted", ("STREAM-EX-3.12",),
             lambda p: pure(lambda m: m.support(), bags(), powerset(), "distinct"),
             lambda p, items: Multiset.from_iterable(_tuple(x) for x in items),
-            lambda p, o: tuple(canonical_order(o)),
+            lambda p, o: tuple(canonical_order(o)), "set",
         ),
         NamedProcessor(
             "set_difference_ticks",
@@ -300,6 +305,7 @@ def _registry() -> dict[str, NamedProcessor]:
             ("STREAM-PROP-3.55", "STREAM-DEC-COUNTED-TICKS"),
             lambda p: processor_of(stratified_difference(counted=True)), _ticks_encode,
             lambda p, o: tuple(tuple(canonical_order(s)) for s in strata(o, powerset(), counted=True)),
+            "sequence-of-sets",
         ),
         NamedProcessor(
             "tcp_receiver", "the TCP receiver of §3.9 (numbers start at 0)", {},
@@ -316,6 +322,7 @@ def _registry() -> dict[str, NamedProcessor]:
             "per round (the initial output first): the sorted list of newly derived paths [x, z]",
             ("STREAM-EX-3.58", "STREAM-DEF-3.59"),
             _tc, _tc_encode, lambda p, o: tuple(tuple(canonical_order(r)) for r in o),
+            "sequence-of-sets",
         ),
         NamedProcessor(
             "full_adder", "binary addition of two bit streams, least significant bit first (Example 4.1)",
@@ -351,7 +358,8 @@ def describe(name: str) -> dict[str, Value]:
     """The documentation of a named processor as JSON (for case files and reports)."""
     entry = lookup(name)
     return {"name": entry.name, "summary": entry.summary, "params": dict(entry.params),
-            "input": entry.input, "output": entry.output, "cites": list(entry.spec_ids)}
+            "input": entry.input, "output": entry.output, "output_monoid": entry.output_monoid,
+            "cites": list(entry.spec_ids)}
 
 
 def lookup(name: str) -> NamedProcessor:

@@ -80,14 +80,17 @@ WHERE_THE_FAULT_SHOWS: dict[str, Callable[[Case], bool]] = {
     "fixpoint-no-rederivation": _removes,
     "fixpoint-ranks-restart-at-zero": _removes,
     "fixpoint-cycle-support": _removes,
+    "fixpoint-cascade-examines-once": _removes,
     "fixpoint-seeds-only-new-roots": _adds_edges_after_make,
     "zset-join-without-delta-delta": lambda c: '"join"' in _program(c),
     "zset-distinct-as-linear": lambda c: '"distinct"' in _program(c),
     "zset-mismatched-partitions": lambda c: '"join"' in _program(c),
+    "zset-iterate-bound-off-by-one": lambda c: any(s.expect.get("error") == "no-fixpoint" for s in c.steps),
     "stream-prefix-sum-per-batch": _processor_is("prefix_sum"),
     "stream-full-adder-carry-lost": _processor_is("full_adder"),
     "stream-distinct-per-batch": _processor_is("distinct"),
     "stream-join-mismatched-partitions": _processor_is("join_partitioned"),
+    "stream-set-difference-same-stratum": _processor_is("set_difference_ticks"),
 }
 
 

@@ -5,8 +5,8 @@ Element types: ``int`` and ``pair`` (a pair of ints). Inputs: ``a: int``,
 appear; inside an ``iterate`` body the functions that create fresh values
 (``inc``, ``double``, ``reduce``) are left out, so that the elements a loop can
 reach form a finite set, and the body is ``distinct(var + E)`` with ``E`` any
-expression: with ``negate`` rarely drawn, almost every loop converges (tests
-discard the rare divergent one with ``assume``).
+expression: with ``negate`` rarely drawn, almost every loop converges within the
+default bound (40); ``SMALL_BOUNDS`` makes some hit it.
 """
 
 from __future__ import annotations
@@ -94,14 +94,25 @@ def _map_into(draw: st.DrawFn, ty: str, depth: int, in_loop: bool, scope: Scope)
     return Map(fn, draw(sub("pair" if fn == "swap" else "int")))
 
 
-def programs(ty: str = "pair", depth: int = 4) -> st.SearchStrategy[Program]:
-    return nodes(ty, depth, False, ()).map(
-        lambda n: Program(tuple(INPUT_TYPES), n, max_iterations=40)
+#: The iteration bound of generated programs: 40 (loops converge), or small enough
+#: that some loops hit it, so that both evaluations' refusals are compared.
+DEFAULT_BOUND = st.just(40)
+SMALL_BOUNDS = st.one_of(st.just(40), st.integers(1, 4))
+
+
+def programs(
+    ty: str = "pair", depth: int = 4, bounds: st.SearchStrategy[int] = DEFAULT_BOUND
+) -> st.SearchStrategy[Program]:
+    return st.builds(
+        lambda n, m: Program(tuple(INPUT_TYPES), n, max_iterations=m),
+        nodes(ty, depth, False, ()), bounds,
     )
 
 
 @st.composite
-def loop_programs(draw: st.DrawFn, depth: int = 3) -> Program:
+def loop_programs(
+    draw: st.DrawFn, depth: int = 3, bounds: st.SearchStrategy[int] = DEFAULT_BOUND
+) -> Program:
     """A program whose output is a loop ``iterate x0 from S: distinct(x0 + E)`` with
     ``S`` and ``E`` random of depth ``depth - 1``. With six versions of input deltas
     (:func:`input_deltas`), a later version often changes the iteration at which the
@@ -111,7 +122,7 @@ def loop_programs(draw: st.DrawFn, depth: int = 3) -> Program:
     seed = draw(nodes(ty, depth - 1, False, ()))
     inner = draw(nodes(ty, depth - 1, True, (("x0", ty),)))
     loop = Iterate("x0", seed, Distinct(Plus(Var("x0"), inner)))
-    return Program(tuple(INPUT_TYPES), loop, max_iterations=40)
+    return Program(tuple(INPUT_TYPES), loop, max_iterations=draw(bounds))
 
 
 def _elements(ty: str) -> st.SearchStrategy[Any]:

@@ -8,23 +8,27 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 from reference.algebra.zset import ZSet
 from reference.differential.dataflow import (
     Program,
     incremental_output_deltas,
+    initial_state,
     node_from_json,
     program_from_json,
     program_to_json,
     standard_output_deltas,
     standard_outputs,
+    step,
     zset_from_rows,
     zset_to_rows,
 )
 from reference.differential.operators import DataflowError
+from tests.differential import naive_dataflow as naive
 from tests.differential.dataflow_programs import (
+    SMALL_BOUNDS,
     input_deltas,
     loop_programs,
     positive_input_deltas,
@@ -57,17 +61,6 @@ def both(program: Program, deltas: list[dict[str, ZSet]]) -> tuple[ZSet, ...]:
     standard = standard_output_deltas(program, deltas)
     assert incremental_output_deltas(program, deltas) == standard
     return standard
-
-
-def standard_deltas_if_defined(program: Program, deltas: list[dict[str, ZSet]]) -> tuple[ZSet, ...]:
-    """The standard evaluation's output deltas; a generated case whose loop has no
-    fixpoint is discarded (``assume``), any other refusal fails the test. Call it
-    before the incremental evaluation, which is not guarded against such loops."""
-    try:
-        return standard_output_deltas(program, deltas)
-    except DataflowError as exc:
-        assume(exc.error_class != "no-fixpoint")
-        raise
 
 
 @pytest.mark.spec("DD-CLAIM-RULE-ITERATE", evidence="example")
@@ -165,30 +158,28 @@ def test_nested_iterate_example() -> None:
 @pytest.mark.spec("DD-CLAIM-RULE-DISTINCT", evidence="property")
 @pytest.mark.spec("DD-CLAIM-RULE-REDUCE", evidence="property")
 @pytest.mark.spec("DD-CLAIM-RULE-ITERATE", evidence="property")
-@given(programs(), input_deltas())
+@given(programs(bounds=SMALL_BOUNDS), input_deltas())
 def test_incremental_agrees_with_recomputation(program: Program, deltas: list[dict[str, ZSet]]) -> None:
-    """Random well-typed programs (operators up to depth 4, nested iterates) and
-    arbitrary Z-set deltas over 1-4 versions: both evaluations give the same
-    output deltas."""
-    expected = standard_deltas_if_defined(program, deltas)
-    assert incremental_output_deltas(program, deltas) == expected
+    """Random well-typed programs (operators up to depth 4, nested iterates, iteration
+    bounds 1-4 or 40) and arbitrary Z-set deltas over 1-4 versions: both evaluations
+    give the same output delta, or the same refusal, at every version."""
+    both_outcomes(program, deltas)
 
 
 @pytest.mark.spec("DD-CLAIM-RULE-ITERATE", evidence="property")
-@given(loop_programs(), input_deltas(versions=6))
+@given(loop_programs(bounds=SMALL_BOUNDS), input_deltas(versions=6))
 def test_incremental_agrees_on_loops(program: Program, deltas: list[dict[str, ZSet]]) -> None:
     """Loops at the root and six versions of deltas (the generator that reaches changes
-    of a loop's length across versions; see test_dataflow_mutants for the measure)."""
-    expected = standard_deltas_if_defined(program, deltas)
-    assert incremental_output_deltas(program, deltas) == expected
+    of a loop's length across versions; see test_dataflow_mutants for the measure),
+    refusals at the iteration bound included."""
+    both_outcomes(program, deltas)
 
 
 @pytest.mark.spec("DD-DEC-DATAFLOW", evidence="property")
-@given(programs(depth=3), positive_input_deltas())
+@given(programs(depth=3, bounds=SMALL_BOUNDS), positive_input_deltas())
 def test_incremental_agrees_on_multiset_inputs(program: Program, deltas: list[dict[str, ZSet]]) -> None:
     """Same, with inputs that stay multisets (inserts and retractions of present rows)."""
-    expected = standard_deltas_if_defined(program, deltas)
-    assert incremental_output_deltas(program, deltas) == expected
+    both_outcomes(program, deltas)
 
 
 @given(programs())
@@ -247,3 +238,123 @@ def test_wire_rows_are_checked() -> None:
             zset_from_rows(bad)
     with pytest.raises(DataflowError):
         program_from_json({"inputs": "a", "output": inp("a")})
+
+
+# --- the iteration bound (max_iterations) ---------------------------------------------
+
+def closure_program(max_iterations: int) -> Program:
+    """Reachability from ``roots`` over ``edges``: on a chain of ``n`` edges from the
+    root, ``X_0 = {root}`` and ``X_n`` is the fixpoint, so ``X_{n+1} = X_n`` is first
+    seen at the ``n + 1``-th body application."""
+    return program_from_json({**REACH, "max_iterations": max_iterations})
+
+
+def outcomes_standard(program: Program, deltas: list[dict[str, ZSet]]) -> list[ZSet | str]:
+    """Per version: the output delta by recomputation, or the refusal's error class
+    (a refused version's deltas are dropped, as the conformance oracle does)."""
+    accepted: list[dict[str, ZSet]] = []
+    previous, out = ZSet.zero(), []
+    for delta in deltas:
+        try:
+            now = standard_outputs(program, [*accepted, delta])[-1]
+        except DataflowError as exc:
+            out.append(exc.error_class)
+            continue
+        accepted.append(delta)
+        out.append(now - previous)
+        previous = now
+    return out
+
+
+def outcomes_incremental(program: Program, deltas: list[dict[str, ZSet]]) -> list[ZSet | str]:
+    """Per version: the output delta by :func:`step`, or the refusal's error class
+    (a refused version leaves the state as it was)."""
+    state, out = initial_state(), []
+    for delta in deltas:
+        try:
+            state, d = step(program, state, delta)
+        except DataflowError as exc:
+            out.append(exc.error_class)
+            continue
+        out.append(d)
+    return out
+
+
+def outcomes_naive(program: Program, deltas: list[dict[str, ZSet]]) -> list[ZSet | str]:
+    """Per version, by the independent evaluator of the tests (no shared operator)."""
+    accepted: dict[str, dict[Any, int]] = {}
+    previous: dict[Any, int] = {}
+    out: list[ZSet | str] = []
+    for delta in deltas:
+        candidate = {name: dict(accepted.get(name, {})) for name in program.inputs}
+        for name, d in delta.items():
+            for x, w in d.items():
+                naive.add(candidate[name], x, w)
+        try:
+            now = naive.run(program.output, candidate, {}, program.max_iterations)
+        except naive.NoFixpoint:
+            out.append("no-fixpoint")
+            continue
+        accepted = candidate
+        out.append(ZSet(now) - ZSet(previous))
+        previous = now
+    return out
+
+
+def both_outcomes(program: Program, deltas: list[dict[str, ZSet]]) -> list[ZSet | str]:
+    """The per-version outcomes, asserting that the two evaluations agree, refusals
+    included, and that both agree with the tests' own independent evaluator."""
+    expected = outcomes_standard(program, deltas)
+    assert outcomes_incremental(program, deltas) == expected
+    assert outcomes_naive(program, deltas) == expected
+    return expected
+
+
+CHAIN3 = {"roots": Z({0: 1}), "edges": Z({(0, 1): 1, (1, 2): 1, (2, 3): 1})}
+
+
+@pytest.mark.spec("DD-DEC-DATAFLOW", evidence="example")
+@pytest.mark.spec("DD-CLAIM-RULE-ITERATE", evidence="example")
+@pytest.mark.parametrize(("bound", "expected"), [
+    (4, [Z({0: 1, 1: 1, 2: 1, 3: 1})]),  # X_4 = X_3 seen at the 4th application: exactly at the bound
+    (3, ["no-fixpoint"]),  # one application too few
+])
+def test_iteration_bound_on_a_chain(bound: int, expected: list[ZSet | str]) -> None:
+    assert both_outcomes(closure_program(bound), [CHAIN3]) == expected
+
+
+@pytest.mark.spec("DD-DEC-DATAFLOW", evidence="example")
+@pytest.mark.spec("DD-CLAIM-RULE-ITERATE", evidence="example")
+def test_iteration_bound_smallest_instance() -> None:
+    """``distinct`` of ``{5: 2}``: ``X_1 = {5: 1} != X_0``, ``X_2 = X_1``: two applications."""
+    def program(bound: int) -> Program:
+        return program_from_json({"inputs": ["A"], "max_iterations": bound, "output": {
+            "op": "iterate", "var": "X", "seed": inp("A"),
+            "body": {"op": "distinct", "arg": {"op": "var", "name": "X"}}}})
+
+    assert both_outcomes(program(1), [{"A": Z({5: 2})}]) == ["no-fixpoint"]
+    assert both_outcomes(program(2), [{"A": Z({5: 2})}]) == [Z({5: 1})]
+
+
+@pytest.mark.spec("DD-DEC-DATAFLOW", evidence="example")
+@pytest.mark.spec("DD-CLAIM-RULE-ITERATE", evidence="example")
+def test_iteration_bound_across_versions() -> None:
+    """A version that needs one application too many is refused and dropped; the
+    versions around it converge at the bound, and a version whose fixpoint is its
+    seed (``max_iterations = 1``) converges although earlier versions' seeds make the
+    differential evaluation look at iteration 1."""
+    deltas = [
+        CHAIN3,  # 4 applications: at the bound
+        {"edges": Z({(3, 4): 1})},  # would need 5: refused, dropped
+        {"edges": Z({(2, 3): -1, (0, 3): 1})},  # 0->1->2, 0->3: 3 applications
+        {"edges": Z({(3, 4): 1})},  # 0->3->4: 3 applications
+    ]
+    assert both_outcomes(closure_program(4), deltas) == [
+        Z({0: 1, 1: 1, 2: 1, 3: 1}), "no-fixpoint", Z(), Z({4: 1}),
+    ]
+    seed_is_fixpoint = program_from_json({"inputs": ["A"], "max_iterations": 1, "output": {
+        "op": "iterate", "var": "X", "seed": inp("A"),
+        "body": {"op": "distinct", "arg": {"op": "var", "name": "X"}}}})
+    assert both_outcomes(seed_is_fixpoint, [{"A": Z({1: 1})}, {"A": Z({2: 1})}, {"A": Z({1: -1})}]) == [
+        Z({1: 1}), Z({2: 1}), Z({1: -1}),
+    ]

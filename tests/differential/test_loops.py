@@ -82,7 +82,10 @@ def test_loop_equation_solution_property(data: st.DataObject) -> None:
         s = loop_solution(streams, f, c)
         F = loop_equation(streams, f, c)
         assert F(s) == s and solve_causal(streams, F) == s
-        assert all(s(n + 1) == f(s(n)) for n in range(HORIZON)) and s(0) == c
+        x = c  # s_n = f^n(c), iterated here rather than by the reference's ``iterate``
+        for n in range(HORIZON + 1):
+            assert s(n) == x
+            x = f(x)
 
 
 # --- Proposition 3 ---------------------------------------------------------------------------

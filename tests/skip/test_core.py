@@ -3,6 +3,9 @@ and the decisions on invalid deltas and on the fold's enumeration order."""
 
 from __future__ import annotations
 
+from collections import Counter
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -177,3 +180,31 @@ def test_update_of_sum_over_every_small_delta() -> None:
                 delta = Delta(plus={"k": added}, minus={"k": removed})
                 a = sum(M.elements())
                 assert update(SUM, a, delta, "k") == a - sum(removed.elements()) + sum(added.elements())
+
+
+@pytest.mark.spec("SKIP-DEC-INVALID-DELTA", evidence="property")
+@given(collections, st.dictionaries(st.sampled_from(("a", "b", "c")), multisets, max_size=3),
+       st.dictionaries(st.sampled_from(("a", "b", "c")), multisets, max_size=3))
+def test_apply_delta_refuses_exactly_when_a_removal_exceeds_the_collection(
+    C: dict[str, Multiset], minus: dict[str, Multiset], plus: dict[str, Multiset]
+) -> None:
+    """Through ``apply_delta`` (what engines and the oracle call), against a rule written
+    here with plain counters: refused iff some Δ⁻(k) holds a value more often than C(k)
+    (Δ⁺ never excuses it: removals come first); otherwise (C(k) - Δ⁻(k)) + Δ⁺(k) per key.
+    C is never modified."""
+    def counts(M: Multiset | None) -> Counter[Any]:
+        return Counter(M.elements()) if M is not None else Counter()
+
+    before = {k: Multiset.from_iterable(M.elements()) for k, M in C.items()}
+    delta = Delta(plus=plus, minus=minus)
+    exceeds = any(n > counts(C.get(k))[v] for k, M in minus.items() for v, n in counts(M).items())
+    if exceeds:
+        with pytest.raises(InvalidDelta):
+            apply_delta(C, delta)
+    else:
+        result = apply_delta(C, delta)
+        for k in {*C, *minus, *plus}:
+            expected = counts(C.get(k)) - counts(minus.get(k)) + counts(plus.get(k))
+            assert counts(result.get(k)) == expected
+            assert (k in result) == bool(expected)
+    assert C == before
