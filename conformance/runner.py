@@ -25,7 +25,7 @@ from typing import TextIO
 from conformance import reports
 from conformance.adapters.subprocess_impl import ProtocolError, SubprocessImplementation
 from conformance.execute import Backend, Expectations, InProcess, Outcome, execute, exit_status
-from conformance.implementations import SHORT_NAMES, ImplementationNotFound, resolve
+from conformance.implementations import ImplementationNotFound, registered, resolve
 from conformance.loader import CaseFileError, Filter, load_cases, select
 from conformance.protocols import AREAS
 
@@ -37,7 +37,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="incspec conform", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     who = p.add_mutually_exclusive_group()
-    who.add_argument("--impl", help=f"module:attr, a short name ({', '.join(SHORT_NAMES)}), "
+    who.add_argument("--impl", help=f"module:attr, a registered name ({', '.join(sorted(registered()))}), "
                                     "or mutant/NAME")
     who.add_argument("--impl-cmd", help="a command speaking the JSON-lines protocol")
     who.add_argument("--mutants", action="store_true", help="run the suite against every mutant; print the kill score")
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"incspec conform: {exc}", file=sys.stderr)
         return 2
     if args.mutants:
-        from conformance.mutants.score import main as mutants_main
+        from conformance.kill_score import main as mutants_main
 
         return mutants_main(cases, sys.stdout)
     if args.explore:

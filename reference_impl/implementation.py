@@ -6,7 +6,7 @@ Its engines maintain state *incrementally* with the reference's functions
 the other. It reports work counters for cost conformance.
 
 The engine methods are split at the points where real engines go wrong, so
-that each mutant (:mod:`conformance.mutants`) overrides exactly one of them.
+that each mutant (:mod:`reference_impl.mutants`) overrides exactly one of them.
 """
 
 from __future__ import annotations
@@ -15,9 +15,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from conformance import reducers
-from conformance.implementations.reference_fixpoint import ReferenceFixpointEngine
-from conformance.implementations.reference_stream import ReferenceStreamEngine
-from conformance.implementations.reference_zset import ReferenceZSetEngine
 from conformance.protocols import (
     AREAS,
     EngineError,
@@ -39,6 +36,9 @@ from reference.reduce import (
     update,
     values_at,
 )
+from reference_impl.fixpoint import ReferenceFixpointEngine
+from reference_impl.stream import ReferenceStreamEngine
+from reference_impl.zset import ReferenceZSetEngine
 
 FEATURES = ("declining-remove", "ill-formed-reducers", "work-counters", "ranks", "iterate",
             "nested-iterate")
