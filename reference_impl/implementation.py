@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from conformance import reducers
+from conformance.api import handshake
 from conformance.protocols import (
     AREAS,
     EngineError,
@@ -39,9 +40,6 @@ from reference.reduce import (
 from reference_impl.fixpoint import ReferenceFixpointEngine
 from reference_impl.stream import ReferenceStreamEngine
 from reference_impl.zset import ReferenceZSetEngine
-
-FEATURES = ("declining-remove", "ill-formed-reducers", "work-counters", "ranks", "iterate",
-            "nested-iterate")
 
 
 class ReferenceReduceEngine:
@@ -152,9 +150,8 @@ class ReferenceImplementation:
     name = "reference"
 
     def handshake(self) -> Handshake:
-        return Handshake(name=self.name, version="0.1.0", language="python",
-                         areas=tuple(a for a in AREAS if self._supports(a)),
-                         features=FEATURES)
+        # every feature of the suite's features list
+        return handshake(self.name, "0.1.0", areas=[a for a in AREAS if self._supports(a)])
 
     def _supports(self, area: str) -> bool:
         return getattr(self, f"{area}_engine")() is not None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from conformance.api import handshake
 from conformance.protocols import (
     FixpointEngine,
     Handshake,
@@ -48,13 +49,8 @@ class SparkImplementation:
     def handshake(self) -> Handshake:
         import pyspark
 
-        return Handshake(
-            name="incspec-spark",
-            version=f"{VERSION} (pyspark {pyspark.__version__})",
-            language="python",
-            areas=self.areas(),
-            features=("declining-remove", "ill-formed-reducers", "ranks", "work-counters", "iterate", "nested-iterate"),
-        )
+        # every feature of the suite's features list
+        return handshake("incspec-spark", f"{VERSION} (pyspark {pyspark.__version__})", areas=self.areas())
 
     @staticmethod
     def areas() -> tuple[str, ...]:
