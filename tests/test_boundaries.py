@@ -99,3 +99,12 @@ def test_the_programs_do_not_import_each_other_or_the_command_line(program: str)
     for other in PROGRAMS:
         if other != program and not (program == "spark_impl" and other == "conformance"):
             assert reaching(found, other) == {}, other
+
+
+def test_every_subcommand_of_the_command_line_resolves() -> None:
+    """``incspec`` names its programs by ``module:function``; each must exist."""
+    from incspec.cli import SUBCOMMANDS, _load
+
+    assert set(SUBCOMMANDS) == {"proofs", "conform", "generate-cases", "check-reducer", "pipeline"}
+    for target, _ in SUBCOMMANDS.values():
+        assert callable(_load(target)), target
