@@ -220,8 +220,10 @@ class Implementation(Protocol):
     and omits the area from its handshake. Two optional members, read with
     ``getattr``: ``lockstep_engine(area)`` returning a fresh lockstep engine
     (:class:`LockstepReduceEngine`, :class:`LockstepFixpointEngine`) or ``None``,
-    and ``concurrency: int``, how many cases (or lockstep batches) the suite may
-    run at once on the implementation (default 1: one after the other).
+    ``concurrency: int``, how many cases (or lockstep batches) the suite may
+    run at once on the implementation (default 1: one after the other), and
+    ``case_timeout: float | None``, the seconds a case may take by default
+    (``None``: no limit; ``--timeout`` overrides it).
     """
 
     def handshake(self) -> Handshake: ...

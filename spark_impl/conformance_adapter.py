@@ -32,6 +32,9 @@ class SparkImplementation:
     """Handshake and per-case engine factories, sharing one SparkSession."""
 
     concurrency = CONCURRENCY
+    #: no limit per case by default: a case waits on Spark job latency, which depends on the
+    #: machine's load, so a limit would make a case's outcome depend on it (``--timeout`` sets one)
+    case_timeout = None
 
     def __init__(self) -> None:
         self._spark: Any = None
