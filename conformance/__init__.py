@@ -3,20 +3,28 @@
 =================================  ==========================================================
 module                             job
 =================================  ==========================================================
-``protocols``                      the engine Protocols per area (the contract; additive only)
+``protocols``                      the engine Protocols per area, lockstep engines, the
+                                   handshake (the contract; additive only)
+``api``                            the public API an implementation may import: the driver,
+                                   the wire helpers, the case model, ``handshake``
 ``cases_model``                    the Case a runner passes (frozen, mirrors the case JSON)
 ``schemas/``, ``schema``           JSON Schemas of case files and protocol messages; validation
-``cases/``, ``loader``             the case files (hand-written and generated); loading, filters
-``reducers``, ``zset_programs``    the vocabularies cases use (named reducers, program syntax)
+``cases/``, ``loader``             the case files (hand-written and generated, a format
+                                   document per area); loading, filters
+``vocabulary/``                    features, reducers, zset functions, stream processors (JSON)
+``reducers``, ``zset_programs``    the vocabularies as the oracle reads them
 ``oracle/``                        thin adapters: case operations -> expectations from reference/
 ``generators/``, ``generate``      seeded generators; ``incspec generate-cases [--check|--stamp]``
-``drivers``, ``wire``              run a case on an in-process engine; observations as JSON
+``driver``, ``wire``               the one driver (per case, or lockstep); observations as JSON
 ``adapters/subprocess_impl``       the JSON-lines protocol to an implementation in any language
-``implementations/``               ``--impl`` resolution; the shipped ``reference`` implementation
+``implementations``                ``--impl`` resolution by entry point (``incspec.implementations``)
 ``compare``, ``execute``           judge observations (semantics, invariants, cost); run cases
-``reports``, ``runner``            table, JSON, Markdown, JUnit XML; ``incspec conform``
+``reports``, ``runner``, ``cli``   table, JSON, Markdown, JUnit XML; ``incspec conform``
 ``stateful``                       Hypothesis state machines, side by side with the oracle
-``mutants/``                       deliberately wrong engines and the kill score
+``kill_score``                     the suite against every mutant (``incspec.mutants``)
 ``pytest_plugin``                  the suite as parametrized tests in an implementer's run
 =================================  ==========================================================
+
+The suite imports no implementation: the shipped ones (``reference_impl``,
+``spark_impl``) are registered in ``pyproject.toml`` and loaded by name.
 """

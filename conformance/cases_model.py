@@ -29,8 +29,8 @@ The ID is a readable slug plus a hash of the behavioural content (area, setup,
 operations and expectations), so it is stable under edits of the metadata
 (description, citations) and changes when the behaviour checked changes.
 
-This module is a stable contract (implementations with a batch ``run_cases``
-method receive these objects): changes are additive only.
+This module is a stable contract (the public API, :mod:`conformance.api`,
+exposes these objects): changes are additive only.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ Areas and their observations:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -159,15 +159,77 @@ class CaseResult:
     message: str = ""
 
 
+# --- lockstep: many cases of one area in one engine ---------------------------
+#
+# An implementation may also run several cases of an area *together*, in one
+# engine (one dataflow for all of them: Spark does, to share its jobs). The
+# suite's one driver still reads every case and judges every observation: it
+# hands the engine the i-th operation of each case at once, as a batch keyed by
+# a case tag, and the engine answers per tag what the per-case method would have
+# returned, or the refusal (an :class:`EngineError` *returned*, not raised: the
+# other cases of the batch go on). A lockstep method takes, per tag, exactly
+# the arguments of the per-case method of the same name. Cases must not see each
+# other: each case's answers are those of a separate run on a fresh engine.
+
+#: The tag of a case in a lockstep batch (its position among the batch's cases).
+CaseTag = int
+
+
+@runtime_checkable
+class LockstepReduceEngine(Protocol):
+    #: Whether its work counters are each case's own (else cases with cost checks run alone).
+    work_per_case: bool
+
+    def admits(self, ops: Sequence[str]) -> bool:
+        """Whether a case with these operations (in order) may join the batch."""
+
+    def declare(
+        self, batch: Mapping[CaseTag, tuple[str, Mapping[str, Value]]]
+    ) -> Mapping[CaseTag, EngineError | None]: ...
+
+    def load(
+        self, batch: Mapping[CaseTag, tuple[Mapping[Value, Sequence[Value]]]]
+    ) -> Mapping[CaseTag, ReduceObservation | EngineError]: ...
+
+    def apply(
+        self,
+        batch: Mapping[CaseTag, tuple[Mapping[Value, Sequence[Value]], Mapping[Value, Sequence[Value]]]],
+    ) -> Mapping[CaseTag, ReduceObservation | EngineError]: ...
+
+
+@runtime_checkable
+class LockstepFixpointEngine(Protocol):
+    work_per_case: bool
+
+    def admits(self, ops: Sequence[str]) -> bool: ...
+
+    def make(
+        self, batch: Mapping[CaseTag, tuple[Sequence[Value], Sequence[tuple[Value, Value]]]]
+    ) -> Mapping[CaseTag, FixpointObservation | EngineError]: ...
+
+    def apply(
+        self, batch: Mapping[CaseTag, tuple[FixpointChange]]
+    ) -> Mapping[CaseTag, FixpointObservation | EngineError]: ...
+
+
+LockstepEngine = LockstepReduceEngine | LockstepFixpointEngine
+
+
+# --- implementations ---------------------------------------------------------
+
+
 @runtime_checkable
 class Implementation(Protocol):
     """An implementation under test: a handshake and a fresh engine per case.
 
     An implementation that cannot serve an area returns ``None`` from its factory
-    and omits the area from its handshake. It may also provide
-    ``run_cases(cases) -> Sequence[CaseResult]`` to run many cases in one go
-    (the Spark implementation does, to share Spark jobs across cases); the
-    suite uses it when present.
+    and omits the area from its handshake. Two optional members, read with
+    ``getattr``: ``lockstep_engine(area)`` returning a fresh lockstep engine
+    (:class:`LockstepReduceEngine`, :class:`LockstepFixpointEngine`) or ``None``,
+    ``concurrency: int``, how many cases (or lockstep batches) the suite may
+    run at once on the implementation (default 1: one after the other), and
+    ``case_timeout: float | None``, the seconds a case may take by default
+    (``None``: no limit; ``--timeout`` overrides it).
     """
 
     def handshake(self) -> Handshake: ...
@@ -179,3 +241,20 @@ class Implementation(Protocol):
     def zset_engine(self) -> ZSetEngine | None: ...
 
     def stream_engine(self) -> StreamEngine | None: ...
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """A deliberately wrong implementation, for the suite's kill score (``--mutants``).
+
+    Implementations offer mutants through the ``incspec.mutants`` entry-point group
+    (a zero-argument function returning a list of them). The suite must *kill* every
+    one: some case of its area fails or errors, or, for a cost mutant, the cost
+    column fails.
+    """
+
+    name: str
+    area: str
+    fault: str  # the one semantic fault, in words
+    make: Callable[[], Implementation]
+    cost_only: bool = False  # killed by the cost column (a complexity fault, not a wrong value)

@@ -25,10 +25,12 @@ from typing import TextIO
 from conformance import reports
 from conformance.adapters.subprocess_impl import ProtocolError, SubprocessImplementation
 from conformance.execute import Backend, Expectations, InProcess, Outcome, execute, exit_status
-from conformance.implementations import SHORT_NAMES, ImplementationNotFound, resolve
+from conformance.implementations import ImplementationNotFound, registered, resolve
 from conformance.loader import CaseFileError, Filter, load_cases, select
 from conformance.protocols import AREAS
 
+#: Seconds a case may run, unless the command line or the implementation says otherwise.
+DEFAULT_TIMEOUT = 10.0
 SYMBOLS = {"pass": ".", "fail": "F", "errored": "E", "skipped": "s", "unsupported": "-",
            "xfail": "x", "xpass": "X"}
 
@@ -37,7 +39,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="incspec conform", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     who = p.add_mutually_exclusive_group()
-    who.add_argument("--impl", help=f"module:attr, a short name ({', '.join(SHORT_NAMES)}), "
+    who.add_argument("--impl", help=f"module:attr, a registered name ({', '.join(sorted(registered()))}), "
                                     "or mutant/NAME")
     who.add_argument("--impl-cmd", help="a command speaking the JSON-lines protocol")
     who.add_argument("--mutants", action="store_true", help="run the suite against every mutant; print the kill score")
@@ -47,7 +49,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--level", action="append", choices=("must", "should"), default=[])
     p.add_argument("--cases", type=Path, help="a folder of case files (default: the shipped cases)")
     p.add_argument("--expectations", type=Path, help="known failures of this implementation (JSON)")
-    p.add_argument("--timeout", type=float, default=10.0, help="seconds per case")
+    p.add_argument("--timeout", type=float, default=None,
+                   help=f"seconds per case (default {DEFAULT_TIMEOUT:g}, or the in-process "
+                        "implementation's own case_timeout)")
     p.add_argument("--report", action="append", default=[], metavar="FORMAT[:PATH]",
                    help="json, markdown or junit, to stdout or PATH (repeatable); default: a table")
     p.add_argument("--explore", type=Path, metavar="DIR",
@@ -134,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"incspec conform: {exc}", file=sys.stderr)
         return 2
     if args.mutants:
-        from conformance.mutants.score import main as mutants_main
+        from conformance.kill_score import main as mutants_main
 
         return mutants_main(cases, sys.stdout)
     if args.explore:
@@ -144,12 +148,14 @@ def main(argv: list[str] | None = None) -> int:
             return cannot_load(args.impl or "reference", exc)
     backend: Backend
     if args.impl_cmd:
-        backend = SubprocessImplementation(args.impl_cmd, timeout=args.timeout)
+        backend = SubprocessImplementation(args.impl_cmd, timeout=args.timeout if args.timeout is not None else DEFAULT_TIMEOUT)
         expectations_path = args.expectations
     else:
         name = args.impl or "reference"
         try:
-            backend = InProcess(resolve(name), timeout=args.timeout)
+            impl = resolve(name)
+            backend = InProcess(impl, timeout=args.timeout if args.timeout is not None
+                                else getattr(impl, "case_timeout", DEFAULT_TIMEOUT))
         except (ImplementationNotFound, ImportError, AttributeError) as exc:
             return cannot_load(name, exc)
         expectations_path = args.expectations or default_expectations(name)

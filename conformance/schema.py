@@ -1,4 +1,7 @@
-"""The suite's JSON Schemas (kept in ``conformance/schemas/``) and validation against them."""
+"""The suite's JSON Schemas (kept in ``conformance/schemas/``) and validation against them.
+
+A case's features must be names of the features list (``conformance/vocabulary/features.json``),
+added to the case schema as an enum when it is loaded."""
 
 from __future__ import annotations
 
@@ -8,6 +11,8 @@ from importlib import resources
 from typing import Any
 
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+
+from conformance import vocabulary
 
 SCHEMA_FILES = {"case": "case.schema.json", "protocol": "protocol.schema.json"}
 #: The messages of the subprocess protocol, as named in ``protocol.schema.json``.
@@ -22,6 +27,8 @@ class SchemaError(ValueError):
 def load_schema(name: str) -> dict[str, Any]:
     text = resources.files("conformance").joinpath("schemas", SCHEMA_FILES[name]).read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
+    if name == "case":  # a feature is one of the features list (conformance/vocabulary/features.json)
+        schema["$defs"]["feature"] = {**schema["$defs"]["feature"], "enum": list(vocabulary.features())}
     Draft202012Validator.check_schema(schema)
     return schema
 

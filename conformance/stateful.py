@@ -33,7 +33,7 @@ from hypothesis import Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule, run_state_machine_as_test
 
-from conformance import drivers, reducers
+from conformance import driver, reducers
 from conformance.cases_model import Case, Step, new_case
 from conformance.compare import judge_semantics
 from conformance.generators import stream as stream_generator
@@ -71,18 +71,14 @@ def _slug(text: str) -> str:
 
 def _observe(area: str, engine: Any, step: Mapping[str, Any], setup: Mapping[str, Any],
              built: list[bool]) -> dict[str, Any]:
-    s = Step.from_json({**step, "expect": {}})
-    try:
-        if area == "reduce":
-            return drivers.run_reduce(engine, s)
-        if area == "fixpoint":
-            return drivers.run_fixpoint(engine, s)
-        holder = Case.from_json({"id": "", "area": area, "setup": setup, "steps": []})
-        if area == "zset":
-            return drivers.run_zset(engine, s, holder, built)
-        return drivers.run_stream(engine, s, holder)
-    except EngineError as refusal:
-        return {"error": refusal.error_class}
+    holder = Case.from_json({"id": "", "area": area, "setup": setup, "steps": []})
+    if not built:
+        try:
+            driver.prepare(engine, holder)
+        except EngineError as refusal:
+            return {"error": refusal.error_class}
+        built.append(True)
+    return driver.observe(engine, holder, Step.from_json({**step, "expect": {}}))
 
 
 class _Differential(RuleBasedStateMachine):
@@ -102,7 +98,7 @@ class _Differential(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.engine = drivers.engine_for(self.impl, self.area)
+        self.engine = driver.engine_for(self.impl, self.area)
         self.steps: list[dict[str, Any]] = []
         self.observed: list[dict[str, Any]] = []
         self.setup: dict[str, Any] = {}
@@ -360,7 +356,7 @@ def _diverges(impl: Implementation, area: str, setup: Mapping[str, Any],
     case = new_case(area, "candidate", "candidate", setup,
                     [{**s, "expect": e} for s, e in zip(steps, expected, strict=True)],
                     alternatives=alternatives)
-    result = drivers.run_case(impl, case)
+    result = driver.run_case(impl, case)
     return judge_semantics(case, result.observations) if result.status == "result" else result.message
 
 

@@ -9,13 +9,15 @@ from pathlib import Path
 
 from proofs_map.catalog import CatalogError, load_catalog, spec_dir
 from proofs_map.evidence import MarkerError, collect_checks
+from proofs_map.references import reference_problems
 from proofs_map.report import build_map, case_citations, render_markdown
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="proofs_map", description=__doc__)
     parser.add_argument("--check", action="store_true",
-                        help="exit 1 when a theorem-like item lacks evidence or a check cites an unknown ID")
+                        help="exit 1 when a theorem-like item lacks evidence, a check cites an unknown ID, "
+                             "an ID's kind token is wrong or a reference path does not resolve")
     parser.add_argument("--json", action="store_true", help="print the map as a JSON array")
     parser.add_argument("--paper", help="only items whose ID starts with this prefix (e.g. SKIP)")
     parser.add_argument("--root", type=Path, default=spec_dir().parent, help="project root")
@@ -30,6 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.paper:
         entries = [e for e in entries if e.item.id.startswith(args.paper.upper() + "-")]
     problems = errors + [p for e in entries for p in e.problems]
+    if args.check:  # IDs carry their kind; every reference path resolves (all papers)
+        problems += reference_problems([e.item for e in entries], args.root)
     if args.json:
         print(json.dumps([e.as_json() for e in entries], indent=2, ensure_ascii=False))
     elif not args.check:

@@ -11,7 +11,7 @@ from typing import Any
 from proofs_map.catalog import Item
 from proofs_map.evidence import EVIDENCE_KINDS, Check
 
-#: Weakest to strongest (DESIGN: "Kinds of evidence").
+#: Weakest to strongest (docs/ARCHITECTURE.md, "Checks and the proofs map").
 LEVELS = (*EVIDENCE_KINDS, "mechanized")
 MIN_KINDS = 2
 

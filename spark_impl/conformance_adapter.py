@@ -1,51 +1,59 @@
 """The Spark implementation as the conformance suite sees it (``--impl spark``).
 
-The suite resolves ``spark`` to ``spark_impl.conformance_adapter:implementation``.
-One SparkSession serves every case (created on first use); each case gets fresh
-engines, so no state crosses cases.
+The suite finds it through the ``incspec.implementations`` entry point ``spark``
+(``pyproject.toml``). One SparkSession serves every case (created on first use);
+each case gets fresh engines, so no state crosses cases. The reduce and fixpoint
+cases run in lockstep (:mod:`spark_impl.protocol.lockstep`: one dataflow per area),
+and cases run :data:`CONCURRENCY` at a time: Spark schedules jobs from several
+driver threads, so cases overlap their job latency.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
 from typing import Any
 
+from conformance.api import handshake
 from conformance.protocols import (
-    CaseResult,
     FixpointEngine,
     Handshake,
+    LockstepEngine,
     ReduceEngine,
     StreamEngine,
     ZSetEngine,
 )
 
 VERSION = "0.1.0"
+#: concurrent cases (or lockstep batches); job latency, not CPU, is what they overlap
+CONCURRENCY = 6
 
 
 class SparkImplementation:
     """Handshake and per-case engine factories, sharing one SparkSession."""
 
+    concurrency = CONCURRENCY
+    #: no limit per case by default: a case waits on Spark job latency, which depends on the
+    #: machine's load, so a limit would make a case's outcome depend on it (``--timeout`` sets one)
+    case_timeout = None
+
     def __init__(self) -> None:
         self._spark: Any = None
+        self._starting = threading.Lock()  # one session, however many cases ask at once
 
     @property
     def spark(self) -> Any:
-        if self._spark is None:
-            from spark_impl.session import build_session
+        with self._starting:
+            if self._spark is None:
+                from spark_impl.session import build_session
 
-            self._spark = build_session(app_name="incspec-conformance")
+                self._spark = build_session(app_name="incspec-conformance")
         return self._spark
 
     def handshake(self) -> Handshake:
         import pyspark
 
-        return Handshake(
-            name="incspec-spark",
-            version=f"{VERSION} (pyspark {pyspark.__version__})",
-            language="python",
-            areas=self.areas(),
-            features=("declining-remove", "ill-formed-reducers", "ranks", "work-counters", "iterate", "nested-iterate"),
-        )
+        # every feature of the suite's features list
+        return handshake("incspec-spark", f"{VERSION} (pyspark {pyspark.__version__})", areas=self.areas())
 
     @staticmethod
     def areas() -> tuple[str, ...]:
@@ -71,17 +79,14 @@ class SparkImplementation:
 
         return SparkStreamEngine(self.spark)
 
-    def engine(self, area: str) -> Any:
-        factories = {"reduce": self.reduce_engine, "fixpoint": self.fixpoint_engine,
-                     "zset": self.zset_engine, "stream": self.stream_engine}
-        return factories[area]() if area in factories else None
+    def lockstep_engine(self, area: str) -> LockstepEngine | None:
+        from spark_impl.protocol.lockstep import SparkLockstepFixpoint, SparkLockstepReduce
 
-    def run_cases(self, cases: Sequence[Any]) -> Sequence[CaseResult]:
-        """Many cases at once, concurrently on the one session (see :mod:`spark_impl.batch_runner`)."""
-        from spark_impl.batch_runner import run_cases
-
-        _ = self.spark  # start the session once, before the workers race to it
-        return run_cases(self.engine, cases, spark=self.spark)
+        if area == "reduce":
+            return SparkLockstepReduce(self.spark)
+        if area == "fixpoint":
+            return SparkLockstepFixpoint(self.spark)
+        return None
 
 
 implementation = SparkImplementation()

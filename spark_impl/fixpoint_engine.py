@@ -18,7 +18,7 @@ Two regimes, by frontier size:
 * *from scratch* (``make``) the frontier is large: semi-naive BFS rounds as
   DataFrame joins, ``next = succ(frontier) \\ live`` (only the frontier joins
   the edges, FIX-DEF-6), each round materialised with ``localCheckpoint``
-  (without it the plan grows ~3x per round; see DESIGN.md), the edges hash
+  (without it the plan grows ~3x per round; see docs/ARCHITECTURE.md), the edges hash
   partitioned by source once so a round shuffles only the frontier;
 * *incremental* (``apply``) the frontier is small: each round is one Spark
   job that broadcasts the frontier against the edges and the live set and

@@ -75,7 +75,7 @@ import pandas as pd
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from conformance.protocols import EngineError
+from spark_impl.errors import SparkEngineError
 from spark_impl.python_fold import MINUS, PLUS, STATE, fold_output_schema, make_folder
 from spark_impl.reducers import GroupReducer, OrderReducer, PythonReducer, SparkReducer
 from spark_impl.state import ZSetTable, materialise, union_all
@@ -86,7 +86,7 @@ MERGE_FRACTION = 1.0
 MERGE_MIN_KEYS = 100_000
 
 
-class InvalidDelta(EngineError):
+class InvalidDelta(SparkEngineError):
     """Δ⁻(k) ⊄ C(k): the delta removes ``value`` at ``key`` more often than it occurs."""
 
     def __init__(self, key: Any, value: Any, available: int, removed: int) -> None:

@@ -32,7 +32,7 @@ appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
 """
 
-#: Settings measured to suit small iterative jobs on 2 cores (see DESIGN.md).
+#: Settings measured to suit small iterative jobs on 2 cores (see docs/ARCHITECTURE.md).
 LOCAL_CONF: dict[str, str] = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",

@@ -2,7 +2,7 @@
 
 Every DataFrame an engine keeps across updates is cut from its lineage with
 ``localCheckpoint`` (``cache()`` alone lets the plan grow with every update
-until planning dominates; measured in DESIGN.md). :class:`ZSetTable` keeps a
+until planning dominates; see docs/ARCHITECTURE.md). :class:`ZSetTable` keeps a
 large weighted table as a checkpointed *base* plus a few small pending
 deltas, merged into the base only when they grow past a fraction of it, so an
 update writes in proportion to the change (a log-structured merge: reads scan

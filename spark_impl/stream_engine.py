@@ -41,7 +41,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.window import Window
 
-from conformance.protocols import EngineError
+from spark_impl.errors import SparkEngineError
 from spark_impl.state import materialise, union_all
 from spark_impl.values import decode, encode
 
@@ -49,8 +49,8 @@ Value = Any
 UNSUPPORTED: tuple[str, ...] = ()
 
 
-def _malformed(message: str) -> EngineError:
-    return EngineError("malformed-input", message)
+def _malformed(message: str) -> SparkEngineError:
+    return SparkEngineError("malformed-input", message)
 
 
 def _tuple(v: Value) -> Value:
@@ -105,7 +105,7 @@ class SparkStreams:
             "set_difference_ticks": self._set_difference_ticks, "tcp_receiver": self._tcp_receiver,
         }
         if processor in UNSUPPORTED:
-            raise EngineError("unsupported", f"{processor} is not implemented on Spark")
+            raise SparkEngineError("unsupported", f"{processor} is not implemented on Spark")
         if processor not in runners:
             raise _malformed(f"unknown processor {processor!r}")
         return runners[processor](params, batches)

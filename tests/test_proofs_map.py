@@ -156,3 +156,40 @@ def test_a_check_citing_another_papers_area_fails(tmp_path: Path, capsys: pytest
     (tmp_path / "tests" / "test_mixed.py").write_text(mixed, encoding="utf-8")
     assert run(tmp_path, "--check") == 1
     assert "tests/test_mixed.py::test_mixed: cites items of 2 papers' areas" in capsys.readouterr().err
+
+
+BAD_REFERENCES = """
+[[item]]
+id = "SKIP-DEF-98"
+kind = "definition"
+number = "98"
+title = "A scratch definition that points nowhere"
+section = "0"
+statement = "x"
+reference = ["reference.reduce.no_such_function", "no_such_package.thing"]
+
+[[item]]
+id = "SKIP-THM-97"
+kind = "lemma"
+number = "97"
+title = "A lemma with a theorem's ID"
+section = "0"
+statement = "x"
+reference = ["reference.reduce.fold"]
+"""
+
+
+def test_unresolved_references_and_wrong_kind_tokens_fail(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    root = scratch(tmp_path, BAD_REFERENCES, """
+        import pytest
+        @pytest.mark.spec("SKIP-THM-97", evidence="example")
+        def test_a(): ...
+        @pytest.mark.spec("SKIP-THM-97", evidence="property")
+        def test_b(): ...
+        """)
+    assert run(root, "--check") == 1
+    err = capsys.readouterr().err
+    assert "SKIP-DEF-98: reference 'reference.reduce.no_such_function' does not resolve" in err
+    assert "SKIP-DEF-98: reference 'no_such_package.thing' does not resolve" in err
+    assert "SKIP-THM-97: kind 'lemma' wants the ID token 'LEM', not 'THM'" in err

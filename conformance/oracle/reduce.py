@@ -37,6 +37,7 @@ from reference.reduce import (
     update,
     values_at,
 )
+from reference.skip.view import view_changes
 
 Observation = dict[str, Any]
 View = dict[Any, Any]
@@ -52,15 +53,8 @@ def delta_of(args: Mapping[str, Any]) -> Delta:
     return Delta(plus=collection_of(args.get("plus", ())), minus=collection_of(args.get("minus", ())))
 
 
-def changes_between(old: View, new: View) -> dict[Any, Any]:
-    """Keys whose view entry changed: new accumulator, or ``None`` when the key left."""
-    changed: dict[Any, Any] = {k: v for k, v in new.items() if k not in old or old[k] != v}
-    changed.update({k: None for k in old if k not in new})
-    return changed
-
-
 def observation(old: View, new: View) -> Observation:
-    return {"view": wire.pairs(new), "changes": wire.pairs(changes_between(old, new))}
+    return {"view": wire.pairs(new), "changes": wire.pairs(view_changes(old, new))}
 
 
 def _error(error_class: str) -> Observation:

@@ -376,9 +376,3 @@ def run_named(name: str, params: Params, batches: Sequence[Sequence[Value]]) -> 
     sigma = entry.build(params)
     return entry.decode(params, run_batches(sigma, [entry.encode(params, b) for b in batches]))
 
-
-class ReferenceStreamEngine:
-    """The reference as a stream engine (structurally a ``StreamEngine``)."""
-
-    def run(self, processor: str, params: Params, batches: Sequence[Sequence[Value]]) -> Value:
-        return run_named(processor, params, batches)

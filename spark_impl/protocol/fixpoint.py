@@ -13,6 +13,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from conformance.protocols import EngineError, FixpointChange, FixpointObservation, Value
 from spark_impl.fixpoint_engine import IncrementalReachability, Work
+from spark_impl.protocol import speaks_suite_errors
 from spark_impl.values import decode, encode
 
 
@@ -25,6 +26,7 @@ def _pairs(edges: Iterable[Any]) -> list[tuple[str, str]]:
     return out
 
 
+@speaks_suite_errors
 class SparkFixpointEngine:
     """One case's fixpoint engine (the managed API: the engine owns the edges)."""
 

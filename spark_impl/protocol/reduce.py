@@ -14,6 +14,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from conformance.protocols import EngineError, ReduceObservation, Value
 from spark_impl.named_reducers import named_reducer, numeric_values
+from spark_impl.protocol import speaks_suite_errors, view_changes
 from spark_impl.reduce_engine import IncrementalReduce, InvalidDelta
 from spark_impl.reducers import GroupReducer, OrderReducer, SparkReducer
 from spark_impl.values import decode, encode
@@ -32,6 +33,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
+@speaks_suite_errors
 class SparkReduceEngine:
     """One case's reduce engine: declare, load, apply, each observed from Spark."""
 
@@ -50,7 +52,7 @@ class SparkReduceEngine:
             raise EngineError("malformed-input", "no reducer declared")
         return self.engine
 
-    def _rows(self, collection: Mapping[Value, Sequence[Value]], sign: int) -> list[tuple[Any, ...]]:
+    def rows(self, collection: Mapping[Value, Sequence[Value]], sign: int) -> list[tuple[Any, ...]]:
         assert self.reducer is not None
         if not isinstance(collection, Mapping):
             raise EngineError("malformed-input", f"expected a mapping, got {collection!r}")
@@ -62,11 +64,11 @@ class SparkReduceEngine:
                 counts[cell] = counts.get(cell, 0) + 1
         return [(k, v, sign * n) for (k, v), n in counts.items()]
 
-    def _frame(self, rows: list[tuple[Any, ...]]) -> DataFrame:
+    def frame(self, rows: list[tuple[Any, ...]]) -> DataFrame:
         engine = self._engine()
         return self.spark.createDataFrame(rows, f"k string, v {engine.value_type}, w bigint")
 
-    def _accumulator(self, columns: tuple[Any, ...]) -> Any:
+    def accumulator(self, columns: tuple[Any, ...]) -> Any:
         r = self.reducer
         if isinstance(r, GroupReducer):
             return r.to_python(tuple(_plain(c) for c in columns))
@@ -75,28 +77,26 @@ class SparkReduceEngine:
         return decode(columns[0])
 
     def _view(self) -> dict[Value, Value]:
-        return {decode(k): self._accumulator(entry[:-1])
+        return {decode(k): self.accumulator(entry[:-1])
                 for k, entry in self._engine().view_rows().items()}
 
     def load(self, collection: Mapping[Value, Sequence[Value]]) -> ReduceObservation:
         engine = self._engine()
         old = self._view()
-        rows = self._rows(collection, 1)
-        engine.load(self._frame(rows), len(rows), sum(w for *_, w in rows))
+        rows = self.rows(collection, 1)
+        engine.load(self.frame(rows), len(rows), sum(w for *_, w in rows))
         new = self._view()
-        changes: dict[Value, Value | None] = {k: v for k, v in new.items() if k not in old or old[k] != v}
-        changes.update({k: None for k in old if k not in new})
-        return ReduceObservation(view=new, changes=changes, work=dict(engine.work))
+        return ReduceObservation(view=new, changes=view_changes(old, new), work=dict(engine.work))
 
     def apply(self, plus: Mapping[Value, Sequence[Value]],
               minus: Mapping[Value, Sequence[Value]]) -> ReduceObservation:
         engine = self._engine()
-        rows = self._rows(plus, 1) + self._rows(minus, -1)
+        rows = self.rows(plus, 1) + self.rows(minus, -1)
         try:
-            changes = engine.apply(self._frame(rows), len(rows))
+            changes = engine.apply(self.frame(rows), len(rows))
         except InvalidDelta as exc:
             value = exc.value if isinstance(exc.value, Decimal) else decode(exc.value)
             raise InvalidDelta(decode(exc.key), _plain(value), exc.available, exc.removed) from None
-        changed = {decode(c.key): self._accumulator(c.accumulator) if c.present else None
+        changed = {decode(c.key): self.accumulator(c.accumulator) if c.present else None
                    for c in changes}
         return ReduceObservation(view=self._view(), changes=changed, work=dict(engine.work))

@@ -8,10 +8,12 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from conformance.protocols import EngineError, Value, WeightedRows
+from spark_impl.protocol import speaks_suite_errors
 from spark_impl.values import decode, encode
 from spark_impl.zset_engine import SCHEMA, Program, ZSetDataflow
 
 
+@speaks_suite_errors
 class SparkZSetEngine:
     """One case's dataflow: ``build`` a program, then ``step`` version by version."""
 

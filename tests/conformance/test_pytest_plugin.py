@@ -18,7 +18,7 @@ def test_failures_and_unsupported_cases_show_in_the_implementers_run(tmp_path: P
     module = tmp_path / "test_my_engine.py"
     module.write_text(
         "from conformance.pytest_plugin import conformance_tests\n"
-        "from conformance.mutants.reduce_mutants import MUTANTS\n"
+        "from reference_impl.mutants.reduce_mutants import MUTANTS\n"
         "broken = MUTANTS[0].make()\n"  # collapses duplicates
         "test_reduce = conformance_tests('test_my_engine:broken', areas=['reduce'],"
         " ids=['reduce.duplicate-values', 'reduce.sum-worked-example'])\n"

@@ -10,11 +10,11 @@ import pytest
 from conformance.cases_model import Case, thaw
 from conformance.execute import InProcess, execute
 from conformance.implementations import resolve
+from conformance.kill_score import run_mutant
 from conformance.loader import load_cases
-from conformance.mutants import Mutant, all_mutants
-from conformance.mutants.fixpoint_mutants import BASE as FIXPOINT_BASE
-from conformance.mutants.score import run_mutant
-from conformance.mutants.zset_mutants import BASE as ZSET_BASE
+from reference_impl.mutants import Mutant, all_mutants
+from reference_impl.mutants.fixpoint_mutants import BASE as FIXPOINT_BASE
+from reference_impl.mutants.zset_mutants import BASE as ZSET_BASE
 
 CASES = load_cases()
 AREAS_WITH_CASES = sorted({c.area for c in CASES})

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from conformance import runner
-from conformance.cli import main as incspec
 from conformance.execute import Expectations, InProcess, execute, exit_status
-from conformance.implementations import SHORT_NAMES
+from conformance.implementations import registered
 from conformance.loader import Filter, load_cases, select
-from conformance.mutants import all_mutants
-from conformance.mutants.reduce_mutants import MUTANTS as REDUCE_MUTANTS
+from incspec.cli import main as incspec
+from reference_impl.mutants import all_mutants
+from reference_impl.mutants.reduce_mutants import MUTANTS as REDUCE_MUTANTS
 
 CASES = load_cases()
 
@@ -89,8 +89,8 @@ def test_unknown_implementation_is_a_usage_error(capsys: pytest.CaptureFixture[s
 
 
 def test_spark_is_resolved_by_name_only_at_run_time() -> None:
-    """``--impl spark`` names a module the suite never imports itself."""
-    assert SHORT_NAMES["spark"] == "spark_impl.conformance_adapter:implementation"
+    """``--impl spark`` is a registered entry point, naming a module the suite never imports itself."""
+    assert registered()["spark"] == "spark_impl.conformance_adapter:implementation"
     source = "\n".join(p.read_text() for p in Path(runner.__file__).parent.rglob("*.py"))
     assert "import spark_impl" not in source and "from spark_impl" not in source
 
@@ -107,7 +107,7 @@ def test_a_malformed_observation_is_errored_not_a_crash() -> None:
 def test_a_hung_in_process_engine_is_reported_and_the_run_goes_on() -> None:
     import threading
 
-    from conformance.implementations.reference_impl import (
+    from reference_impl.implementation import (
         ReferenceImplementation,
         ReferenceReduceEngine,
     )
@@ -140,7 +140,7 @@ def test_an_engine_module_in_the_current_directory_is_found(
     import sys
 
     (tmp_path / "my_scratch_engine.py").write_text(
-        "from conformance.implementations.reference_impl import implementation\n")
+        "from reference_impl.implementation import implementation\n")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
     assert incspec(["conform", "--impl", "my_scratch_engine:implementation", "--area", "stream",

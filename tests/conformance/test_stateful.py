@@ -12,10 +12,10 @@ from conformance import stateful
 from conformance.execute import InProcess, execute
 from conformance.implementations import resolve
 from conformance.loader import load_cases
-from conformance.mutants.fixpoint_mutants import MUTANTS as FIXPOINT_MUTANTS
-from conformance.mutants.reduce_mutants import MUTANTS as REDUCE_MUTANTS
-from conformance.mutants.stream_mutants import MUTANTS as STREAM_MUTANTS
-from conformance.mutants.zset_mutants import MUTANTS as ZSET_MUTANTS
+from reference_impl.mutants.fixpoint_mutants import MUTANTS as FIXPOINT_MUTANTS
+from reference_impl.mutants.reduce_mutants import MUTANTS as REDUCE_MUTANTS
+from reference_impl.mutants.stream_mutants import MUTANTS as STREAM_MUTANTS
+from reference_impl.mutants.zset_mutants import MUTANTS as ZSET_MUTANTS
 
 
 @pytest.mark.parametrize("area", ["reduce", "fixpoint", "zset", "stream"])
@@ -30,7 +30,7 @@ def test_the_reference_agrees_with_the_oracle_on_random_traces(area: str, tmp_pa
 @pytest.mark.parametrize("mutant", [REDUCE_MUTANTS[1], REDUCE_MUTANTS[3], FIXPOINT_MUTANTS[1],
                                      ZSET_MUTANTS[0], STREAM_MUTANTS[0]], ids=lambda m: m.name)
 def test_a_divergence_becomes_a_regression_case(mutant: object, tmp_path: Path) -> None:
-    from conformance.mutants import Mutant
+    from reference_impl.mutants import Mutant
 
     assert isinstance(mutant, Mutant)
     found = stateful.explore(mutant.make(), mutant.area, tmp_path)
@@ -60,11 +60,11 @@ def test_explore_keeps_to_the_declared_features_and_respects_unsupported(tmp_pat
     """An engine that declares no features and refuses ``count`` as ``unsupported`` agrees with
     the oracle: it is never given a declining or ill-formed reducer, and its refusal ends the run
     (as the runner skips such a case) instead of being a divergence."""
-    from conformance.implementations.reference_impl import (
+    from conformance.protocols import EngineError, Handshake
+    from reference_impl.implementation import (
         ReferenceImplementation,
         ReferenceReduceEngine,
     )
-    from conformance.protocols import EngineError, Handshake
 
     declared: list[str] = []
 

@@ -4,10 +4,8 @@ IDs follow PAPER-KIND-NUMBER with a kind token that matches the entry's kind."""
 from __future__ import annotations
 
 from proofs_map.catalog import load_catalog
-from tests.catalog_references import resolve
+from proofs_map.references import KIND_TOKEN, resolve
 
-KIND_TOKEN = {"definition": "DEF", "theorem": "THM", "lemma": "LEM", "claim": "CLAIM",
-              "remark": "REM", "example": "EX", "algorithm": "ALG", "decision": "DEC"}
 #: Prose-only entries of the paper (a remark on proof status, a summary table, related
 #: work, future work): nothing in the reference implements them.
 WITHOUT_REFERENCE = {"FIX-REM-3.3.3", "FIX-EX-4.6", "FIX-REM-5.3", "FIX-REM-8"}

@@ -4,10 +4,7 @@ follow PAPER-KIND-NUMBER with a kind token that matches the entry's kind."""
 from __future__ import annotations
 
 from proofs_map.catalog import load_catalog
-from tests.catalog_references import resolve
-
-KIND_TOKEN = {"definition": "DEF", "theorem": "THM", "lemma": "LEM", "proposition": "PROP",
-              "claim": "CLAIM", "remark": "REM", "example": "EX", "decision": "DEC"}
+from proofs_map.references import KIND_TOKEN, resolve
 
 
 def test_every_skip_reference_resolves() -> None:

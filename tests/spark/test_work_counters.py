@@ -1,6 +1,6 @@
 """Work counters of the Spark engines (cost conformance): exact on small
 hand-computed updates, independent of the untouched part of the state, and
-carried by the batch ``run_cases`` path as by a separate run."""
+carried by the lockstep engines as by a separate run."""
 
 from __future__ import annotations
 
@@ -68,18 +68,19 @@ def test_fixpoint_local_edits_cost_the_same_on_any_chain_length(spark: Any) -> N
     assert works[0][0] == {"elements_visited": 3 + 1 + 1, "edges_scanned": 1 + 2 + 1, "rounds": 3}
 
 
-def test_run_cases_reports_the_counters_of_a_separate_run(spark: Any) -> None:
+def test_lockstep_reports_the_counters_of_a_separate_run(spark: Any) -> None:
     from conformance.compare import judge_cost
+    from conformance.driver import run_case
+    from conformance.execute import InProcess
     from conformance.loader import cases_root, read_case
-    from spark_impl.batch_runner import run_case, run_cases
     from spark_impl.conformance_adapter import implementation
 
     reduce_case = read_case(cases_root() / "reduce" / "cost-proportional-to-delta.json")
     fixpoint_case = read_case(cases_root() / "fixpoint" / "generated" / "cost-chain-local-edits.json")
-    together = run_cases(implementation.engine, [reduce_case, fixpoint_case], spark=spark)
+    together = list(InProcess(implementation).run([reduce_case, fixpoint_case]))
     for case, result in zip((reduce_case, fixpoint_case), together, strict=True):
         assert result.status == "result", result.message
         assert judge_cost(case, result.observations).status == "ok", case.id
     # the reduce case ran in lockstep (the fixpoint case, with cost checks, on its own engine)
-    alone = run_case(implementation.engine, reduce_case)
+    alone = run_case(implementation, reduce_case)
     assert [o.get("work") for o in together[0].observations] == [o.get("work") for o in alone.observations]

@@ -15,7 +15,6 @@ from proofs_map.catalog import load_catalog
 from reference.streams.named import (
     PROCESSORS,
     MalformedInput,
-    ReferenceStreamEngine,
     UnknownProcessor,
     describe,
     names,
@@ -77,7 +76,7 @@ def test_named_entries_are_documented(name: str) -> None:
 
 
 def test_engine_and_errors() -> None:
-    assert ReferenceStreamEngine().run("prefix_sum", {}, [[1], [2]]) == (1, 3)
+    assert run_named("prefix_sum", {}, [[1], [2]]) == (1, 3)
     with pytest.raises(UnknownProcessor):
         run_named("no_such_processor", {}, [])
     with pytest.raises(MalformedInput):

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conformance.implementations.reference_impl import (
+from reference.algebra.multiset import Multiset
+from reference.reduce import Declined, Delta, fold, update, values_at
+from reference_impl.implementation import (
     ReferenceImplementation,
     ReferenceReduceEngine,
 )
-from conformance.mutants import Mutant
-from reference.algebra.multiset import Multiset
-from reference.reduce import Declined, Delta, fold, update, values_at
+from reference_impl.mutants import Mutant
 
 
 class SetNotMultiset(ReferenceReduceEngine):

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from conformance.implementations.reference_impl import ReferenceImplementation
-from conformance.mutants import Mutant
-from conformance.mutants.fixpoint_engine import FixpointEngineBase
+from reference_impl.implementation import ReferenceImplementation
+from reference_impl.mutants import Mutant
+from reference_impl.mutants.mutable_fixpoint import FixpointEngineBase
 
 
 class NoRederivation(FixpointEngineBase):

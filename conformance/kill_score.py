@@ -9,7 +9,8 @@ from typing import TextIO
 
 from conformance.cases_model import Case
 from conformance.execute import InProcess, Outcome, execute
-from conformance.mutants import Mutant, all_mutants
+from conformance.implementations import all_mutants
+from conformance.protocols import Mutant
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conformance.implementations.reference_impl import ReferenceImplementation
-from conformance.implementations.reference_stream import ReferenceStreamEngine
-from conformance.mutants import Mutant
 from reference.algebra.weights import canonical_order
 from reference.streams.named import partition_of
+from reference_impl.implementation import ReferenceImplementation
+from reference_impl.mutants import Mutant
+from reference_impl.stream import ReferenceStreamEngine
 
 
 class _OneProcessorWrong(ReferenceStreamEngine):

@@ -6,7 +6,7 @@ Its engines maintain state *incrementally* with the reference's functions
 the other. It reports work counters for cost conformance.
 
 The engine methods are split at the points where real engines go wrong, so
-that each mutant (:mod:`conformance.mutants`) overrides exactly one of them.
+that each mutant (:mod:`reference_impl.mutants`) overrides exactly one of them.
 """
 
 from __future__ import annotations
@@ -15,9 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from conformance import reducers
-from conformance.implementations.reference_fixpoint import ReferenceFixpointEngine
-from conformance.implementations.reference_stream import ReferenceStreamEngine
-from conformance.implementations.reference_zset import ReferenceZSetEngine
+from conformance.api import handshake
 from conformance.protocols import (
     AREAS,
     EngineError,
@@ -39,9 +37,9 @@ from reference.reduce import (
     update,
     values_at,
 )
-
-FEATURES = ("declining-remove", "ill-formed-reducers", "work-counters", "ranks", "iterate",
-            "nested-iterate")
+from reference_impl.fixpoint import ReferenceFixpointEngine
+from reference_impl.stream import ReferenceStreamEngine
+from reference_impl.zset import ReferenceZSetEngine
 
 
 class ReferenceReduceEngine:
@@ -152,9 +150,8 @@ class ReferenceImplementation:
     name = "reference"
 
     def handshake(self) -> Handshake:
-        return Handshake(name=self.name, version="0.1.0", language="python",
-                         areas=tuple(a for a in AREAS if self._supports(a)),
-                         features=FEATURES)
+        # every feature of the suite's features list
+        return handshake(self.name, "0.1.0", areas=[a for a in AREAS if self._supports(a)])
 
     def _supports(self, area: str) -> bool:
         return getattr(self, f"{area}_engine")() is not None

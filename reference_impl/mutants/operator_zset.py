@@ -15,7 +15,7 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
-from conformance.cases_model import canonical_json
+from conformance.api import canonical_json
 from conformance.protocols import EngineError, WeightedRows
 from reference.algebra.zset import ZSet
 from reference.differential.dataflow import (

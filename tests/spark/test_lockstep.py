@@ -1,19 +1,23 @@
-"""``run_cases``: cases run together (reduce and fixpoint in lockstep, one dataflow
+"""The Spark lockstep engines (:mod:`spark_impl.protocol.lockstep`), driven by the
+suite's one driver: cases run together (reduce and fixpoint in lockstep, one dataflow
 per area; the others concurrently) give exactly the observations of separate runs."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from conformance.cases_model import Case
+from conformance.driver import run_case
+from conformance.execute import InProcess
+
 pytestmark = pytest.mark.spark
 
 
-def case(case_id: str, area: str, setup: dict[str, Any], steps: list[dict[str, Any]]) -> Any:
-    return SimpleNamespace(id=case_id, area=area, setup=setup, steps=[
-        SimpleNamespace(op=s["op"], args={k: v for k, v in s.items() if k != "op"}) for s in steps])
+def case(case_id: str, area: str, setup: dict[str, Any], steps: list[dict[str, Any]]) -> Case:
+    return Case.from_json({"id": case_id, "area": area, "setup": setup,
+                           "steps": [{**s, "expect": {}} for s in steps]})
 
 
 CASES = [
@@ -65,12 +69,15 @@ def semantic(observations: Any) -> list[dict[str, Any]]:
     return [{k: v for k, v in o.items() if k != "work"} for o in observations]
 
 
-def test_concurrent_runs_equal_separate_runs(spark: Any) -> None:
-    from spark_impl.batch_runner import run_case, run_cases
+def test_lockstep_runs_equal_separate_runs(spark: Any) -> None:
     from spark_impl.conformance_adapter import implementation
+    from spark_impl.protocol.lockstep import SparkLockstepFixpoint, SparkLockstepReduce
 
-    # fixpoint cases in one lockstep dataflow, the others concurrently
-    together = run_cases(implementation.engine, CASES, workers=4, spark=spark)
+    # the suite's runner: reduce and fixpoint cases on lockstep engines, the others concurrently
+    assert isinstance(implementation.lockstep_engine("reduce"), SparkLockstepReduce)
+    assert isinstance(implementation.lockstep_engine("fixpoint"), SparkLockstepFixpoint)
+    assert implementation.lockstep_engine("stream") is None
+    together = list(InProcess(implementation).run(CASES))
     assert [r.case_id for r in together] == [c.id for c in CASES]
     for c, result in zip(CASES, together, strict=True):
         assert result.status == "result", result.message
@@ -79,4 +86,4 @@ def test_concurrent_runs_equal_separate_runs(spark: Any) -> None:
     # collection, a refused delta, stale ranks, a malformed edge), a separate run
     for c in CASES:
         if c.id in ("r1", "r3", "f2"):
-            assert semantic(run_case(implementation.engine, c).observations) == EXPECTED[c.id], c.id
+            assert semantic(run_case(implementation, c).observations) == EXPECTED[c.id], c.id

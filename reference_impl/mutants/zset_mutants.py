@@ -6,13 +6,13 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
-from conformance.cases_model import canonical_json
-from conformance.implementations.reference_impl import ReferenceImplementation
-from conformance.mutants import Mutant
-from conformance.mutants.zset_engine import PARTITIONS, ZSetEngineBase
+from conformance.api import canonical_json
 from reference.algebra.zset import ZSet
 from reference.differential.dataflow import Iterate, Node, evaluate
 from reference.differential.operators import distinct
+from reference_impl.implementation import ReferenceImplementation
+from reference_impl.mutants import Mutant
+from reference_impl.mutants.operator_zset import PARTITIONS, ZSetEngineBase
 
 
 class JoinWithoutDeltaDelta(ZSetEngineBase):

@@ -1,0 +1,5 @@
+import sys
+
+from incspec.cli import main
+
+sys.exit(main())

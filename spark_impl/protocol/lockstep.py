@@ -1,0 +1,231 @@
+"""Lockstep engines: many conformance cases of one area in *one* Spark dataflow.
+
+A Spark action costs ~0.1-0.3 s even on tiny data, and a case is a handful of
+actions, so cases run one after the other spend their time waiting for job
+latency. These engines implement the suite's lockstep protocols
+(:class:`conformance.protocols.LockstepReduceEngine`,
+:class:`~conformance.protocols.LockstepFixpointEngine`): the suite's driver
+hands them the i-th operation of several cases at once, and every case is
+*tagged into the keys*: key ``k`` (element ``x``) of the case tagged ``i`` is
+the key ``[i, k]`` (element ``[i, x]``) of one engine. Keys of different cases
+never meet (a reducer works key by key; no edge joins two cases), so each
+case's answers are those of a separate run, while one Spark update serves all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pyspark.sql import SparkSession
+
+from conformance.protocols import (
+    CaseTag,
+    EngineError,
+    FixpointChange,
+    FixpointObservation,
+    ReduceObservation,
+    Value,
+)
+from spark_impl.fixpoint_engine import IncrementalReachability
+from spark_impl.protocol import suite_error, view_changes
+from spark_impl.protocol.reduce import SparkReduceEngine
+from spark_impl.reduce_engine import IncrementalReduce, InvalidDelta
+from spark_impl.values import decode, encode
+
+Collection = Mapping[Value, Sequence[Value]]
+
+
+class _ReducerGroup:
+    """The cases declaring one reducer (same name and parameters): one engine for all."""
+
+    def __init__(self, spark: SparkSession, reducer: str, params: Mapping[str, Value]) -> None:
+        self.adapter = SparkReduceEngine(spark)  # rows in, accumulators out: the per-case encoding
+        self.adapter.declare(reducer, params)
+        assert self.adapter.engine is not None
+        self.engine: IncrementalReduce = self.adapter.engine
+
+    def tagged(self, i: CaseTag, collection: Collection, sign: int) -> list[tuple[Any, ...]]:
+        return self.adapter.rows({(i, k): vs for k, vs in collection.items()}, sign)
+
+    def views(self) -> dict[CaseTag, dict[Value, Value]]:
+        out: dict[CaseTag, dict[Value, Value]] = {}
+        for key, entry in self.engine.view_rows().items():
+            i, k = decode(key)
+            out.setdefault(i, {})[k] = self.adapter.accumulator(entry[:-1])
+        return out
+
+    def update(self, rows: list[tuple[Any, ...]], calls: dict[CaseTag, dict[str, int]],
+               validate: bool = True) -> list[Any]:
+        """One engine update; its reducer calls added to each case's keys."""
+        if not rows:
+            return []
+        changes = self.engine.apply(self.adapter.frame(rows), len(rows), validate=validate)
+        for key, n in self.engine.calls.items():
+            i, k = decode(key)
+            calls.setdefault(i, {})[encode(k)] = calls.get(i, {}).get(encode(k), 0) + n
+        return changes
+
+
+class SparkLockstepReduce:
+    """Reduce cases in lockstep: one :class:`IncrementalReduce` per declared reducer.
+
+    * a delta a case must refuse (it removes a value not there) is taken out of the
+      update and that case is answered ``invalid-delta`` (state unchanged), the others go on;
+    * a ``load`` replaces the case's collection: its current values are removed (its keys
+      leave the view, so they restart from ι), then the new ones added: a recompute, as
+      a fresh load is.
+    """
+
+    work_per_case = True
+
+    def __init__(self, spark: SparkSession) -> None:
+        self.spark = spark
+        self.groups: dict[str, _ReducerGroup] = {}
+        self.group_of: dict[CaseTag, _ReducerGroup] = {}
+        self.collections: dict[CaseTag, dict[Value, list[Value]]] = {}
+
+    def admits(self, ops: Sequence[str]) -> bool:
+        return bool(ops) and ops[0] == "declare" and all(op in ("load", "apply") for op in ops[1:])
+
+    def declare(self, batch: Mapping[CaseTag, tuple[str, Mapping[str, Value]]]) -> dict[CaseTag, EngineError | None]:
+        out: dict[CaseTag, EngineError | None] = {}
+        for i, (reducer, params) in batch.items():
+            name = encode([reducer, params])
+            try:
+                if name not in self.groups:
+                    self.groups[name] = _ReducerGroup(self.spark, reducer, params)
+            except EngineError as refused:  # the adapter's declare speaks the suite's errors
+                out[i] = refused
+                continue
+            self.group_of[i] = self.groups[name]
+            self.collections[i] = {}
+            out[i] = None
+        return out
+
+    def _by_group(self, tags: Sequence[CaseTag]) -> dict[int, list[CaseTag]]:
+        members: dict[int, list[CaseTag]] = {}
+        for i in tags:
+            members.setdefault(id(self.group_of[i]), []).append(i)
+        return members
+
+    def load(self, batch: Mapping[CaseTag, tuple[Collection]]) -> dict[CaseTag, ReduceObservation | EngineError]:
+        out: dict[CaseTag, ReduceObservation | EngineError] = {}
+        for tags in self._by_group(list(batch)).values():
+            group = self.group_of[tags[0]]
+            removed: list[tuple[Any, ...]] = []
+            added: list[tuple[Any, ...]] = []
+            loading: list[CaseTag] = []
+            for i in tags:
+                try:
+                    added += group.tagged(i, batch[i][0], 1)
+                except EngineError as refused:
+                    out[i] = refused
+                    continue
+                removed += group.tagged(i, self.collections[i], -1)
+                loading.append(i)
+            before = group.views()
+            calls: dict[CaseTag, dict[str, int]] = {}
+            group.update(removed, calls)
+            group.update(added, calls, validate=False)  # additions only: nothing to refuse
+            after = group.views()
+            for i in loading:
+                self.collections[i] = {k: list(vs) for k, vs in batch[i][0].items()}
+                # a load reports its calls only, as a separate run's load does; a reload's
+                # calls include the removal of the case's previous collection
+                work = {"reducer_calls": sum(calls.get(i, {}).values())}
+                out[i] = ReduceObservation(view=after.get(i, {}), changes=view_changes(before.get(i, {}), after.get(i, {})),
+                                           work=work)
+        return out
+
+    def apply(self, batch: Mapping[CaseTag, tuple[Collection, Collection]]
+              ) -> dict[CaseTag, ReduceObservation | EngineError]:
+        out: dict[CaseTag, ReduceObservation | EngineError] = {}
+        for tags in self._by_group(list(batch)).values():
+            group = self.group_of[tags[0]]
+            deltas: dict[CaseTag, list[tuple[Any, ...]]] = {}
+            for i in tags:
+                plus, minus = batch[i]
+                try:
+                    deltas[i] = group.tagged(i, plus, 1) + group.tagged(i, minus, -1)
+                except EngineError as refused:
+                    out[i] = refused
+            calls: dict[CaseTag, dict[str, int]] = {}
+            while True:
+                try:
+                    changes = group.update([r for rs in deltas.values() for r in rs], calls)
+                    break
+                except InvalidDelta as bad:  # that case's delta is refused; the others go again
+                    i = decode(bad.key)[0]
+                    out[i] = suite_error(bad)
+                    del deltas[i]
+            changed: dict[CaseTag, dict[Value, Value]] = {i: {} for i in deltas}
+            for c in changes:
+                i, k = decode(c.key)
+                changed[i][k] = group.adapter.accumulator(c.accumulator) if c.present else None
+            views = group.views()
+            for i in deltas:
+                plus, minus = batch[i]
+                for k, vs in minus.items():
+                    for v in vs:
+                        self.collections[i][k].remove(v)
+                for k, vs in plus.items():
+                    self.collections[i].setdefault(k, []).extend(vs)
+                mine = calls.get(i, {})
+                out[i] = ReduceObservation(view=views.get(i, {}), changes=changed[i],
+                                           work={"reducer_calls": sum(mine.values()), "keys_touched": len(mine)})
+        return out
+
+
+class SparkLockstepFixpoint:
+    """Fixpoint cases in lockstep: one :class:`IncrementalReachability` for all of them.
+
+    Every round of an update advances each case's frontier exactly as a separate run
+    would (same rounds, same ranks, same added and removed elements). Its work
+    counters are those of all the cases together, so it reports none (the suite
+    runs a case with cost checks on its own engine).
+    """
+
+    work_per_case = False
+
+    def __init__(self, spark: SparkSession) -> None:
+        self.engine = IncrementalReachability(spark, "string")
+
+    def admits(self, ops: Sequence[str]) -> bool:
+        return bool(ops) and ops[0] == "make" and all(op == "apply" for op in ops[1:])
+
+    def make(self, batch: Mapping[CaseTag, tuple[Sequence[Value], Sequence[tuple[Value, Value]]]]
+             ) -> dict[CaseTag, FixpointObservation | EngineError]:
+        return self._update({i: FixpointChange(add_roots=tuple(roots), add_edges=tuple(edges))
+                             for i, (roots, edges) in batch.items()})
+
+    def apply(self, batch: Mapping[CaseTag, tuple[FixpointChange]]
+              ) -> dict[CaseTag, FixpointObservation | EngineError]:
+        return self._update({i: change for i, (change,) in batch.items()})
+
+    def _update(self, changes: Mapping[CaseTag, FixpointChange]) -> dict[CaseTag, FixpointObservation | EngineError]:
+        def tag(i: CaseTag, xs: Sequence[Value]) -> list[str]:
+            return [encode([i, x]) for x in xs]
+
+        def tag_edges(i: CaseTag, es: Sequence[tuple[Value, Value]]) -> list[tuple[str, str]]:
+            return [(encode([i, u]), encode([i, v])) for u, v in es]
+
+        delta = self.engine.apply(
+            [n for i, c in changes.items() for n in tag(i, c.add_roots)],
+            [n for i, c in changes.items() for n in tag(i, c.remove_roots)],
+            [e for i, c in changes.items() for e in tag_edges(i, c.add_edges)],
+            [e for i, c in changes.items() for e in tag_edges(i, c.remove_edges)])
+        ranks: dict[CaseTag, dict[Value, int]] = {i: {} for i in changes}
+        for (node, rank), w in self.engine.live.collect_rows().items():
+            i, x = decode(node)
+            if w > 0 and i in ranks:
+                ranks[i][x] = int(rank)
+        added: dict[CaseTag, set[Value]] = {i: set() for i in changes}
+        removed: dict[CaseTag, set[Value]] = {i: set() for i in changes}
+        for side, out in ((delta.added, added), (delta.removed, removed)):
+            for node in side:
+                i, x = decode(node)
+                out[i].add(x)
+        return {i: FixpointObservation(current=frozenset(ranks[i]), added=frozenset(added[i]),
+                                       removed=frozenset(removed[i]), ranks=ranks[i])
+                for i in changes}
