@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from conformance.protocols import EngineError
+from spark_impl.errors import SparkEngineError
 from spark_impl.reducers import (
     PythonReducer,
     SparkReducer,
@@ -61,7 +61,7 @@ def _python(name: str, params: Mapping[str, Any]) -> PythonReducer | None:
 
 
 def named_reducer(name: str, params: Mapping[str, Any]) -> SparkReducer:
-    """The Spark reducer for a suite name; ``EngineError('malformed-input')`` if unknown."""
+    """The Spark reducer for a suite name; ``SparkEngineError('malformed-input')`` if unknown."""
     try:
         if name == "sum":
             return sum_reducer(INTEGER)
@@ -73,9 +73,9 @@ def named_reducer(name: str, params: Mapping[str, Any]) -> SparkReducer:
             return max_reducer(INTEGER)
         custom = _python(name, params)
     except (KeyError, TypeError, ValueError) as exc:
-        raise EngineError("malformed-input", f"reducer {name!r}: bad parameters {params!r}") from exc
+        raise SparkEngineError("malformed-input", f"reducer {name!r}: bad parameters {params!r}") from exc
     if custom is None:
-        raise EngineError("malformed-input", f"unknown reducer {name!r}")
+        raise SparkEngineError("malformed-input", f"unknown reducer {name!r}")
     return custom
 
 
