@@ -99,7 +99,8 @@ def normalise_changes(changes: DataFrame) -> DataFrame:
     k = F.col("k") if "k" in cols else F.col("key")
     v = F.col("v") if "v" in cols else F.col("value")
     weight_name = "w" if "w" in cols else "weight" if "weight" in cols else None
-    w = F.col(weight_name).cast("bigint") if weight_name else F.lit(1).cast("bigint")
+    one = F.lit(1).cast("bigint")
+    w = F.coalesce(F.col(weight_name).cast("bigint"), one) if weight_name else one
     file = F.col("file").cast("string") if "file" in cols else F.lit(None).cast("string")
     return changes.select(k.alias("k"), v.alias("v"), w.alias("w"), file.alias("file")) \
         .where(F.col("w") != 0)

@@ -119,6 +119,8 @@ def max_reducer(value_type: str = "bigint") -> OrderReducer:
     return OrderReducer("max", False, value_type)
 
 
+INTEGRAL = ("tinyint", "smallint", "int", "bigint", "decimal(38,0)")
+EXACT_INTEGER = "decimal(38,0)"
 BUILTINS = {"sum": sum_reducer, "count": count_reducer, "min": min_reducer, "max": max_reducer}
 
 
@@ -127,4 +129,7 @@ def builtin_reducer(name: str, value_type: str) -> SparkReducer:
     if name not in BUILTINS:
         raise SparkEngineError("malformed-input",
                                f"unknown reducer {name!r} (built-ins: {', '.join(BUILTINS)})")
+    if name == "sum" and value_type in INTEGRAL:
+        # exact: Σ w·v in decimal(38,0); an overflow fails the batch (ANSI), never rounds
+        return GroupReducer("sum", 1, lambda v: [v], value_type=value_type, acc_type=EXACT_INTEGER)
     return BUILTINS[name](value_type)
