@@ -22,7 +22,7 @@ from pyspark.sql import DataFrame, SparkSession
 from conformance.protocols import EngineError, ReduceObservation, Value
 from spark_impl.errors import SparkEngineError
 from spark_impl.named_reducers import named_reducer, numeric_values
-from spark_impl.reduce_view import JSON_TEXT
+from spark_impl.reduce_view import JSON_TEXT, InvalidDelta
 from spark_impl.reducers import GroupReducer, OrderReducer, PythonReducer, SparkReducer
 from spark_impl.values import decode, encode
 from spark_impl.view_runner import ViewRunner
@@ -114,6 +114,10 @@ class SparkReduceEngine:
         frame = self.spark.createDataFrame(rows, runner.schema)
         try:
             runner.step(frame)
+        except InvalidDelta as refused:  # said with the suite's key and value, not their text
+            value = _plain(refused.value) if numeric_values(self._reducer()) else decode(refused.value)
+            again = InvalidDelta(decode(refused.key), value, refused.available, refused.removed)
+            raise EngineError("invalid-delta", again.message) from None
         except SparkEngineError as error:
             raise EngineError(error.error_class, error.message) from None
         self.view = {decode(row["key"]): self._accumulator(row["accumulator"])
