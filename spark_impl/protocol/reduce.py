@@ -115,7 +115,8 @@ class SparkReduceEngine:
         try:
             runner.step(frame)
         except InvalidDelta as refused:  # said with the suite's key and value, not their text
-            value = _plain(refused.value) if numeric_values(self._reducer()) else decode(refused.value)
+            stored = refused.value  # a typed value, or the canonical JSON text of one
+            value = decode(stored) if isinstance(stored, str) else _plain(stored)
             again = InvalidDelta(decode(refused.key), value, refused.available, refused.removed)
             raise EngineError("invalid-delta", again.message) from None
         except SparkEngineError as error:
