@@ -18,10 +18,11 @@ class HadoopFS:
     """The Hadoop ``FileSystem`` serving ``root``."""
 
     def __init__(self, spark: SparkSession, root: str) -> None:
-        self._jvm: Any = spark.sparkContext._jvm
-        self._gateway: Any = spark.sparkContext._gateway
+        context: Any = spark.sparkContext
+        self._jvm: Any = context._jvm
+        self._gateway: Any = context._gateway
         self._Path = self._jvm.org.apache.hadoop.fs.Path
-        self._conf = spark.sparkContext._jsc.hadoopConfiguration()
+        self._conf = context._jsc.hadoopConfiguration()
         self._fs = self._Path(root).getFileSystem(self._conf)
 
     def exists(self, path: str) -> bool:

@@ -58,7 +58,7 @@ def output_schema(key_type: str) -> str:
     return f"k {key_type}, changed boolean, present boolean, acc string, n bigint, calls bigint"
 
 
-class KeyedFold(StatefulProcessor):  # type: ignore[misc]
+class KeyedFold(StatefulProcessor):
     """The per-bucket stateful processor of a fold reducer."""
 
     def __init__(self, initial: Any, add: Callable[[Any, Any], Any],

@@ -56,7 +56,7 @@ from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.streaming import StreamingQuery
+from pyspark.sql.streaming.query import StreamingQuery
 
 from spark_impl.hadoop_fs import HadoopFS
 from spark_impl.reduce_view import InvalidDelta, MaintainedView, invalid_delta_in, maintained_view
@@ -133,7 +133,8 @@ def read_view(spark: SparkSession, output: str, name: str) -> DataFrame:
     latest = HadoopFS(spark, root).read_text(f"{root}/_LATEST")
     if latest is None:
         raise FileNotFoundError(f"no snapshot of view {name!r} under {output}")
-    return spark.read.parquet(f"{root}/{latest.strip()}")
+    view: DataFrame = spark.read.parquet(f"{root}/{latest.strip()}")
+    return view
 
 
 class Source:
@@ -167,7 +168,7 @@ class Source:
 
         schema = StructType.fromJson(json.loads(self.schema))
         reader = self._reader(self.spark.readStream.schema(schema), self.format)
-        frame = reader.option("maxFilesPerTrigger", 1).load(self.input_url)
+        frame: DataFrame = reader.option("maxFilesPerTrigger", 1).load(self.input_url)
         return frame.withColumn("file", F.col("_metadata.file_path"))
 
 

@@ -275,7 +275,8 @@ def _group_updates(rows: DataFrame, r: GroupReducer, value_type: str) -> DataFra
 def _buffer_names(stored: DataFrame) -> str:
     """The aggregation buffer's struct type with our names (a struct cast is positional):
     ``m`` for Σ w, ``a<i>`` for each component's sum (``isEmpty`` flags renamed aside)."""
-    fields = stored.schema["value"].dataType.fields
+    buffer: Any = stored.schema["value"].dataType  # a StructType
+    fields = buffer.fields
     names: list[str] = []
     for field in fields:
         if field.name == "isEmpty":

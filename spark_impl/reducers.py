@@ -121,7 +121,7 @@ def max_reducer(value_type: str = "bigint") -> OrderReducer:
 
 INTEGRAL = ("tinyint", "smallint", "int", "bigint", "decimal(38,0)")
 EXACT_INTEGER = "decimal(38,0)"
-BUILTINS = {"sum": sum_reducer, "count": count_reducer, "min": min_reducer, "max": max_reducer}
+BUILTINS: dict[str, Callable[[str], SparkReducer]] = {"sum": sum_reducer, "count": count_reducer, "min": min_reducer, "max": max_reducer}
 
 
 def builtin_reducer(name: str, value_type: str) -> SparkReducer:

@@ -15,8 +15,9 @@ the state is as before it: the caller may go on with the next batch.
 from __future__ import annotations
 
 from collections.abc import Callable
+
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql.streaming import StreamingQuery
+from pyspark.sql.streaming.query import StreamingQuery
 
 from spark_impl.hadoop_fs import HadoopFS
 from spark_impl.reduce_view import InvalidDelta, MaintainedView, invalid_delta_in, maintained_view

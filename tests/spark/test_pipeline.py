@@ -71,7 +71,7 @@ BATCHES: list[Rows] = [
 ]
 
 
-@pytest.mark.spec("SKIP-DEF-9", "SKIP-DEF-10", evidence="example")
+@pytest.mark.spec("SKIP-DEF-9", "SKIP-DEF-10", "SKIP-DEC-SPARK-STATE", evidence="example")
 def test_views_and_changes_of_each_batch(spark: Any, tmp_path: Path) -> None:
     inp, out = tmp_path / "in", tmp_path / "out"
     for i, rows in enumerate(BATCHES):
@@ -85,6 +85,7 @@ def test_views_and_changes_of_each_batch(spark: Any, tmp_path: Path) -> None:
                        2: [("a", True, 12), ("b", True, 1)]}
 
 
+@pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")
 def test_committed_inputs_are_never_read_again(spark: Any, tmp_path: Path) -> None:
     """A processed file deleted, another rewritten, then new batches: the views are
     those of the inputs as they were when processed."""
@@ -99,7 +100,7 @@ def test_committed_inputs_are_never_read_again(spark: Any, tmp_path: Path) -> No
     assert view_of(spark, out) == fold_inputs(BATCHES)
 
 
-@pytest.mark.spec("SKIP-DEF-8", evidence="example")
+@pytest.mark.spec("SKIP-DEF-8", "SKIP-DEC-SPARK-STATE", evidence="example")
 def test_an_invalid_batch_is_refused_then_quarantined(spark: Any, tmp_path: Path) -> None:
     inp, out = tmp_path / "in", tmp_path / "out"
     write_batch(inp, "b0.jsonl", BATCHES[0], 0)
@@ -152,6 +153,7 @@ KILLS = 20
 
 
 @pytest.mark.slow
+@pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")
 def test_kill_9_at_random_moments_loses_nothing(spark: Any, tmp_path: Path) -> None:
     """``kill -9`` of the whole pipeline process group at 20 random moments, each run
     restarted until one finishes: the final view equals an uninterrupted run's and the
