@@ -184,6 +184,23 @@ class MaintainedView:
         entries = state.select(F.col("user_map_key.k").alias("k"), F.col("user_map_value.acc").alias("acc"))
         return entries.select(F.col("k").alias("key"), self._fold_accumulator().alias("accumulator"))
 
+    def stored_sizes(self, spark: SparkSession, checkpoint: str) -> dict[str, int]:
+        """What the state holds after the last committed micro-batch: ``rows``, the distinct
+        (key, value) pairs present, and ``keys``, the keys of the view (read from the state)."""
+        reader = spark.read.format("statestore")
+        if isinstance(self.reducer, GroupReducer):
+            stored = reader.load(checkpoint)
+            state = stored.select("key.kind", F.col("value").cast(_buffer_names(stored)).alias("value"))
+            live = state.where(F.col("value.m") > 0)
+            counts = {r["kind"]: int(r["n"]) for r in live.groupBy("kind").agg(
+                F.count(F.lit(1)).alias("n")).collect()}
+            return {"rows": counts.get("pair", 0), "keys": counts.get("key", 0)}
+        entries = reader.option("stateVarName", "entries").load(checkpoint)
+        pairs = F.size(F.from_json(F.col("user_map_value.vals"), "map<string,bigint>"))
+        row = entries.agg(F.sum(pairs).alias("rows"), F.count(F.lit(1)).alias("keys")).first()
+        assert row is not None
+        return {"rows": int(row["rows"] or 0), "keys": int(row["keys"] or 0)}
+
     # --- the group path ----------------------------------------------------------------------
 
     def _components(self) -> list[str]:

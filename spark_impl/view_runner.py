@@ -103,6 +103,9 @@ class ViewRunner:
     def read_view(self) -> DataFrame:
         return self.view.read_view(self.spark, f"{self.root}/checkpoint")
 
+    def stored_sizes(self) -> dict[str, int]:
+        return self.view.stored_sizes(self.spark, f"{self.root}/checkpoint")
+
     def stop(self) -> None:
         if self.query is not None and self.query.isActive:
             self.query.stop()
