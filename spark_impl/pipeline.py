@@ -1,34 +1,47 @@
-"""``incspec pipeline``: maintain views over change batches on Spark, exactly once.
+"""``incspec pipeline``: views maintained over a folder of change files, on Structured Streaming.
 
-    incspec pipeline --input DIR --output DIR --view reduce:sum [--view reach] \\
-                     [--checkpoint DIR] [--master URL] [--snapshot-every N]
+    incspec pipeline --input DIR --output DIR --view reduce:sum [--view reach]
+                     [--checkpoint DIR] [--master URL] [--format json|csv|parquet]
+                     [--follow] [--on-invalid stop|quarantine] [--snapshot-every N]
 
-Input: change batches, one file per batch, applied in file-name order; JSON
-lines (``.json``/``.jsonl``), CSV (``.csv``, with a header) or Parquet
-(``.parquet``). Rows:
+Paths are local folders or Hadoop URLs (``file://``, ``hdfs://``, ``s3a://``).
+
+Input: change files in ``--input``, read by Spark's streaming file source, one
+file per micro-batch, in the order the source picks them up (modification
+time). One format per input folder: JSON lines, CSV (with a header) or Parquet
+(``--format``, else the format of the files present). Rows:
 
 * a reduce view reads ``key``, ``value``, ``weight`` (``+n`` adds the value n
   times, ``-n`` removes it; a missing weight is ``+1``);
 * a reachability view (``reach``) reads ``kind`` (``edge`` or ``root``),
-  ``src``, ``dst`` (``src`` is the root for ``root`` rows) and ``weight``
-  (``+1`` adds, ``-1`` removes).
+  ``src``, ``dst`` (``src`` is the root for ``root`` rows) and ``weight``.
 
-A file feeds every view whose columns it has (``key``: reduce, ``kind``:
-reach). Output (Parquet), per view ``NAME`` (``reduce-sum``, ``reach``):
-``OUTPUT/NAME/view`` (the view after the last batch) and
-``OUTPUT/NAME/changes/batch=<file stem>`` (what each batch changed:
-reduce ``key, present, accumulator``; reach ``node, added``).
+A row feeds the views whose columns it fills (``key``: reduce, ``kind``: reach).
 
-Exactly once: after a batch's outputs are written, the engines' state is
-snapshotted (every ``--snapshot-every`` batches) and the batch is recorded as
-committed in ``CHECKPOINT/committed.json`` (written atomically by rename). A
-restart loads the last snapshot and replays the committed batches after it
-(deterministic, their outputs rewritten identically), then goes on: a crash
-at any point loses no batch and applies none twice. A batch refused as
-invalid (it removes a value not there) stops the pipeline with exit status 3,
-nothing of it applied.
+Output (Parquet), per view ``NAME`` (``reduce-sum``, ``reach``):
 
-The master is ``--master``, else ``$INCSPEC_SPARK_MASTER``, else ``local[2]``.
+* ``OUTPUT/NAME/changes/batch=<micro-batch id>``: what each micro-batch changed
+  (reduce ``key, present, accumulator``; reach ``node, added``), published
+  whole (written aside, then renamed) and exactly once per micro-batch;
+* ``OUTPUT/NAME/view/v=<id>``: the whole view as of micro-batch ``id``, written
+  at the end of a run and every ``--snapshot-every`` micro-batches; the file
+  ``OUTPUT/NAME/view/_LATEST`` names the newest complete one (replaced
+  atomically), so a reader never sees a missing or half-written view
+  (:func:`read_view`).
+
+State: each view is a streaming query with its checkpoint in
+``CHECKPOINT/NAME`` (default ``OUTPUT/_checkpoint``): the source's progress and
+the view's state store, committed with each micro-batch. A restart, after any
+crash, resumes after the last committed micro-batch; a committed file is never
+read again, so deleting or rewriting it afterwards changes nothing. By default
+the run processes what is there and exits (``Trigger.AvailableNow``);
+``--follow`` keeps watching the folder.
+
+A micro-batch that removes a value not present (SKIP-DEF-8) is refused: the
+query stops with the micro-batch uncommitted (state unchanged), the error names
+the file, key, value and both counts, and the exit status is 3. With
+``--on-invalid quarantine`` the file is moved to ``OUTPUT/_quarantine/`` and the
+run goes on without it.
 """
 
 from __future__ import annotations
@@ -36,45 +49,40 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-#: test hook: "STEM:PHASE" makes the process die (os._exit) at that point of that batch
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.streaming.query import StreamingQuery
+
+from spark_impl.hadoop_fs import HadoopFS
+from spark_impl.reduce_view import InvalidDelta, MaintainedView, invalid_delta_in, maintained_view
+
+#: test hook: "BATCH:PHASE" makes the process die (os._exit) at that point of that micro-batch
 CRASH_ENV = "INCSPEC_PIPELINE_CRASH_AT"
 FORMATS = {".json": "json", ".jsonl": "json", ".csv": "csv", ".parquet": "parquet"}
+REFUSED = 3
 
 
-def _crash_point(stem: str, phase: str) -> None:
-    if os.environ.get(CRASH_ENV) == f"{stem}:{phase}":
-        print(f"pipeline: crashing at {stem}:{phase} ({CRASH_ENV})", flush=True)
+def _crash_point(batch_id: int, phase: str) -> None:
+    if os.environ.get(CRASH_ENV) == f"{batch_id}:{phase}":
+        print(f"pipeline: crashing at {batch_id}:{phase} ({CRASH_ENV})", flush=True)
         os._exit(17)
 
 
-def _atomic_write_text(path: Path, text: str) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+def as_url(path: str) -> str:
+    """A Hadoop URL for ``path`` (a local path becomes an absolute ``file://`` URL)."""
+    if "://" in path or path.startswith("file:"):
+        return path.rstrip("/")
+    return "file://" + os.path.abspath(path)
 
 
-def _replace_dir(df: Any, target: Path) -> None:
-    """Write ``df`` as Parquet to ``target``, replacing it (write aside, then swap)."""
-    tmp = target.with_name(target.name + ".tmp")
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    df.write.mode("overwrite").parquet(str(tmp))
-    if target.exists():
-        shutil.rmtree(target)
-    os.replace(tmp, target)
-
-
-@dataclass
+@dataclass(frozen=True)
 class ViewSpec:
-    kind: str  # "reduce" | "reach"
+    kind: str  # "reduce" or "reach"
     reducer: str = ""
 
     @property
@@ -86,241 +94,294 @@ class ViewSpec:
         if text == "reach":
             return ViewSpec("reach")
         kind, _, reducer = text.partition(":")
-        if kind != "reduce" or reducer not in ("sum", "count", "min", "max"):
-            raise argparse.ArgumentTypeError(f"a view is reduce:sum|count|min|max or reach, got {text!r}")
-        return ViewSpec("reduce", reducer)
+        if kind == "reduce" and reducer in ("sum", "count", "min", "max"):
+            return ViewSpec("reduce", reducer)
+        raise argparse.ArgumentTypeError(
+            f"unknown view {text!r}: use reduce:sum, reduce:count, reduce:min, reduce:max or reach")
+
+
+class Outputs:
+    """A view's output folder: per-micro-batch changes and versioned whole-view snapshots."""
+
+    def __init__(self, fs: HadoopFS, root: str) -> None:
+        self.fs, self.root = fs, root
+
+    def publish(self, frame: DataFrame, target: str) -> None:
+        """Write ``frame`` to ``target`` whole or not at all; a target already
+        published (a micro-batch re-run after a crash) is left as it is: its content
+        is the same, the re-run being deterministic."""
+        if self.fs.exists(target):
+            return
+        aside = f"{self.root}/_staging/{target.rsplit('/', 1)[-1]}"
+        frame.write.mode("overwrite").parquet(aside)
+        self.fs.rename(aside, target)
+
+    def changes(self, frame: DataFrame, batch_id: int) -> None:
+        self.publish(frame, f"{self.root}/changes/batch={batch_id}")
+
+    def snapshot(self, frame: DataFrame, batch_id: int) -> None:
+        self.publish(frame, f"{self.root}/view/v={batch_id}")
+        self.fs.write_text(f"{self.root}/view/_LATEST", f"v={batch_id}\n")
+        for name in self.fs.names(f"{self.root}/view"):
+            if name.startswith("v=") and name != f"v={batch_id}":
+                self.fs.delete(f"{self.root}/view/{name}")
+
+
+def read_view(spark: SparkSession, output: str, name: str) -> DataFrame:
+    """The newest complete snapshot of view ``name`` under ``output``."""
+    root = f"{as_url(output)}/{name}/view"
+    latest = HadoopFS(spark, root).read_text(f"{root}/_LATEST")
+    if latest is None:
+        raise FileNotFoundError(f"no snapshot of view {name!r} under {output}")
+    view: DataFrame = spark.read.parquet(f"{root}/{latest.strip()}")
+    return view
+
+
+class Source:
+    """The input folder as a streaming file source, schema fixed at the first run."""
+
+    def __init__(self, spark: SparkSession, fs: HadoopFS, input_url: str, checkpoint: str,
+                 fmt: str | None) -> None:
+        self.spark, self.input_url = spark, input_url
+        saved = fs.read_text(f"{checkpoint}/source.json")
+        if saved is not None:
+            facts = json.loads(saved)
+        else:
+            fmt = fmt or _format_of(fs.names(input_url))
+            facts = {"format": fmt, "schema": self._infer(fmt)}
+            fs.write_text(f"{checkpoint}/source.json", json.dumps(facts))
+        self.format: str = facts["format"]
+        self.schema: str = facts["schema"]
+
+    def _reader(self, reader: Any, fmt: str) -> Any:
+        reader = reader.format(fmt)
+        return reader.option("header", True) if fmt == "csv" else reader
+
+    def _infer(self, fmt: str) -> str:
+        reader = self._reader(self.spark.read, fmt)
+        if fmt == "csv":
+            reader = reader.option("inferSchema", True)
+        return str(reader.load(self.input_url).schema.json())
+
+    def stream(self) -> DataFrame:
+        from pyspark.sql.types import StructType
+
+        schema = StructType.fromJson(json.loads(self.schema))
+        reader = self._reader(self.spark.readStream.schema(schema), self.format)
+        frame: DataFrame = reader.option("maxFilesPerTrigger", 1).load(self.input_url)
+        return frame.withColumn("file", F.col("_metadata.file_path"))
+
+
+def _format_of(names: list[str]) -> str:
+    found = {FORMATS[ext] for name in names for ext in FORMATS if name.endswith(ext)}
+    if len(found) != 1:
+        raise SystemExit(f"pipeline: the input holds {sorted(found) or 'no'} known format(s); "
+                         "put one format per folder or pass --format")
+    return found.pop()
 
 
 class ReduceView:
-    """A reduce view over ``key, value, weight`` rows."""
+    """A reduce view: the maintained view's query, its changes and snapshots."""
 
-    def __init__(self, spark: Any, spec: ViewSpec) -> None:
-        self.spark, self.spec = spark, spec
-        self.engine: Any = None
+    def __init__(self, spark: SparkSession, spec: ViewSpec, rows: DataFrame,
+                 outputs: Outputs) -> None:
+        self.spark, self.spec, self.outputs = spark, spec, outputs
+        feed = rows.where(F.col("key").isNotNull())
+        self.view: MaintainedView = maintained_view(feed, spec.reducer)
+        self.refusal: InvalidDelta | None = None
 
-    def accepts(self, columns: Sequence[str]) -> bool:
-        return "key" in columns and "value" in columns
+    def plan(self) -> DataFrame:
+        return self.view.updates
 
-    def _ensure(self, key_type: str, value_type: str) -> Any:
-        from spark_impl.reduce_engine import IncrementalReduce
-        from spark_impl.reducers import (
-            SparkReducer,
-            count_reducer,
-            max_reducer,
-            min_reducer,
-            sum_reducer,
-        )
+    def handle(self, batch: DataFrame, batch_id: int) -> None:
+        batch.persist()
+        try:
+            changes = self.view.changes(batch)
+            _crash_point(batch_id, "changes")
+            self.outputs.changes(changes, batch_id)
+            _crash_point(batch_id, "published")
+        except InvalidDelta as refusal:
+            self.refusal = refusal
+            raise
+        finally:
+            batch.unpersist()
 
-        if self.engine is None:
-            make: dict[str, Callable[[str], SparkReducer]] = {
-                "sum": sum_reducer, "count": count_reducer, "min": min_reducer, "max": max_reducer}
-            self.engine = IncrementalReduce(self.spark, make[self.spec.reducer](value_type), key_type, value_type)
-        return self.engine
-
-    def apply(self, batch: Any) -> Any:
-        from pyspark.sql import functions as F
-
-        weight = F.col("weight").cast("bigint") if "weight" in batch.columns else F.lit(1).cast("bigint")
-        delta = batch.select(F.col("key").alias("k"), F.col("value").alias("v"), weight.alias("w"))
-        types = dict(delta.dtypes)
-        engine = self._ensure(types["k"], types["v"])
-        changes = engine.apply(delta)
-        rows = [(c.key, c.present, None if not c.present else _scalar(c.accumulator)) for c in changes]
-        return self.spark.createDataFrame(rows, f"key {engine.key_type}, present boolean, "
-                                                f"accumulator {engine._acc_type()}")
-
-    def view(self) -> Any:
-        engine = self.engine
-        return engine.view().select(F_col("k", "key"), F_col("a0", "accumulator"))
-
-    def snapshot(self, path: Path) -> None:
-        if self.engine is None:
-            return
-        _replace_dir(self.engine.view(), path / "acc")
-        _replace_dir(self.engine.store.all(), path / "store")
-        _atomic_write_text(path / "types.json", json.dumps(
-            {"key": self.engine.key_type, "value": self.engine.value_type}))
-
-    def restore(self, path: Path) -> None:
-        from spark_impl.state import ZSetTable, materialise
-
-        if not (path / "types.json").exists():
-            return
-        types = json.loads((path / "types.json").read_text())
-        engine = self._ensure(types["key"], types["value"])
-        engine.acc_base = materialise(self.spark.read.parquet(str(path / "acc")))
-        engine.acc_base_rows = engine.acc_base.count()
-        engine._base_rows = None
-        engine.overlay = {}
-        store = materialise(self.spark.read.parquet(str(path / "store")))
-        engine.store = ZSetTable(store, ["k", "v"], store.count())
-
-
-def F_col(name: str, alias: str) -> Any:
-    from pyspark.sql import functions as F
-
-    return F.col(name).alias(alias)
-
-
-def _scalar(accumulator: tuple[Any, ...]) -> Any:
-    return accumulator[0] if accumulator else None
+    def snapshot(self, checkpoint: str, batch_id: int) -> None:
+        self.outputs.snapshot(self.view.read_view(self.spark, checkpoint, batch_id), batch_id)
 
 
 class ReachView:
-    """A reachability view over ``kind, src, dst, weight`` rows."""
+    """A reachability view: the fixpoint engine applied per micro-batch, its state
+    saved with each micro-batch under the checkpoint (version = micro-batch id)."""
 
-    def __init__(self, spark: Any, spec: ViewSpec) -> None:
-        self.spark, self.spec = spark, spec
+    def __init__(self, spark: SparkSession, spec: ViewSpec, rows: DataFrame,
+                 outputs: Outputs, fs: HadoopFS, checkpoint: str) -> None:
+        self.spark, self.spec, self.outputs, self.fs = spark, spec, outputs, fs
+        self.feed = rows.where(F.col("kind").isNotNull())
+        self.state_root = f"{checkpoint}/reach-state"
+        self.node_type = dict(self.feed.dtypes)["src"]
         self.engine: Any = None
-        self.node_type = "string"
+        self.applied = -1  # the micro-batch the engine's state includes
+        self.refusal: InvalidDelta | None = None
 
-    def accepts(self, columns: Sequence[str]) -> bool:
-        return "kind" in columns and "src" in columns
+    def plan(self) -> DataFrame:
+        return self.feed
 
-    def _ensure(self, node_type: str) -> Any:
+    def _engine(self) -> Any:
         from spark_impl.fixpoint_engine import IncrementalReachability
+        from spark_impl.state import ZSetTable
 
         if self.engine is None:
-            self.node_type = node_type
-            self.engine = IncrementalReachability(self.spark, node_type)
+            self.engine = IncrementalReachability(self.spark, self.node_type)
+            latest = self.fs.read_text(f"{self.state_root}/_LATEST")
+            if latest is not None:
+                self.applied = int(latest)
+                base = f"{self.state_root}/v={self.applied}"
+                columns = {"roots": ["node"], "edges": ["src", "dst"], "live": ["node", "rank"]}
+                for name, cols in columns.items():
+                    table = self.spark.read.parquet(f"{base}/{name}").checkpoint()
+                    setattr(self.engine, name, ZSetTable(table, cols, table.count()))
         return self.engine
 
-    def apply(self, batch: Any) -> Any:
-        rows = batch.collect()  # a batch of graph edits is small next to the graph
-        node_type = dict(batch.dtypes)["src"]
-        engine = self._ensure(node_type)
-        change: dict[str, list[Any]] = {"add_roots": [], "remove_roots": [], "add_edges": [], "remove_edges": []}
-        for r in rows:
-            w = int(r["weight"]) if "weight" in batch.columns and r["weight"] is not None else 1
-            sign = "add" if w > 0 else "remove"
-            if r["kind"] == "root":
-                change[f"{sign}_roots"].append(r["src"])
-            else:
-                change[f"{sign}_edges"].append((r["src"], r["dst"]))
-        delta = engine.apply(**change)
-        out = [(n, True) for n in sorted(delta.added, key=repr)] + \
-              [(n, False) for n in sorted(delta.removed, key=repr)]
-        return self.spark.createDataFrame(out, f"node {node_type}, added boolean")
+    def handle(self, batch: DataFrame, batch_id: int) -> None:
+        engine = self._engine()
+        if batch_id > self.applied:  # a re-run of an applied micro-batch only republishes
+            change: dict[str, list[Any]] = {"add_roots": [], "remove_roots": [],
+                                            "add_edges": [], "remove_edges": []}
+            weight = "weight" in batch.columns
+            for r in batch.collect():  # one micro-batch of graph edits
+                sign = "add" if (int(r["weight"]) if weight and r["weight"] is not None else 1) > 0 \
+                    else "remove"
+                if r["kind"] == "root":
+                    change[f"{sign}_roots"].append(r["src"])
+                else:
+                    change[f"{sign}_edges"].append((r["src"], r["dst"]))
+            delta = engine.apply(**change)
+            out = [(n, True) for n in sorted(delta.added, key=repr)] + \
+                  [(n, False) for n in sorted(delta.removed, key=repr)]
+            self.last_changes = self.spark.createDataFrame(out, f"node {self.node_type}, added boolean")
+            self._save(batch_id)
+        else:
+            self.last_changes = self.spark.createDataFrame([], f"node {self.node_type}, added boolean")
+        self.outputs.changes(self.last_changes, batch_id)
 
-    def view(self) -> Any:
-        return self.engine.current()
-
-    def snapshot(self, path: Path) -> None:
-        if self.engine is None:
-            return
+    def _save(self, batch_id: int) -> None:
+        base = f"{self.state_root}/v={batch_id}"
         for name in ("roots", "edges", "live"):
-            _replace_dir(getattr(self.engine, name).all(), path / name)
-        _atomic_write_text(path / "types.json", json.dumps({"node": self.node_type}))
+            Outputs(self.fs, self.state_root).publish(getattr(self.engine, name).all(), f"{base}/{name}")
+        self.fs.write_text(f"{self.state_root}/_LATEST", str(batch_id))
+        self.applied = batch_id
+        for name in self.fs.names(self.state_root):
+            if name.startswith("v=") and name != f"v={batch_id}":
+                self.fs.delete(f"{self.state_root}/{name}")
 
-    def restore(self, path: Path) -> None:
-        from spark_impl.state import ZSetTable, materialise
-
-        if not (path / "types.json").exists():
-            return
-        engine = self._ensure(json.loads((path / "types.json").read_text())["node"])
-        columns = {"roots": ["node"], "edges": ["src", "dst"], "live": ["node", "rank"]}
-        for name, cols in columns.items():
-            table = materialise(self.spark.read.parquet(str(path / name)))
-            setattr(engine, name, ZSetTable(table, cols, table.count()))
+    def snapshot(self, checkpoint: str, batch_id: int) -> None:
+        self.outputs.snapshot(self._engine().current(), batch_id)
 
 
-def batch_files(input_dir: Path) -> list[Path]:
-    return sorted(p for p in input_dir.iterdir() if p.suffix in FORMATS and not p.name.startswith("."))
+View = ReduceView | ReachView
 
 
-def read_batch(spark: Any, path: Path) -> Any:
-    fmt = FORMATS[path.suffix]
-    if fmt == "csv":
-        return spark.read.option("header", True).option("inferSchema", True).csv(str(path))
-    return spark.read.format(fmt).load(str(path))
+def _last_committed(fs: HadoopFS, checkpoint: str) -> int | None:
+    ids = [int(n) for n in fs.names(f"{checkpoint}/commits") if n.isdigit()]
+    return max(ids) if ids else None
 
 
-def run(spark: Any, input_dir: Path, output: Path, checkpoint: Path, specs: list[ViewSpec],
-        snapshot_every: int = 1, log: Any = print) -> int:
-    """Process every batch file not yet committed; returns an exit status."""
-    from spark_impl.reduce_engine import InvalidDelta
+def run(spark: SparkSession, input_dir: str, output: str, checkpoint: str | None,
+        specs: list[ViewSpec], *, fmt: str | None = None, follow: bool = False,
+        quarantine: bool = False, snapshot_every: int = 10,
+        log: Callable[[str], None] = print) -> int:
+    """Process the input folder (see the module docstring); returns an exit status."""
+    input_url, output_url = as_url(input_dir), as_url(output)
+    checkpoint_url = as_url(checkpoint) if checkpoint else f"{output_url}/_checkpoint"
+    fs = HadoopFS(spark, output_url)
+    fs.mkdirs(checkpoint_url)
+    source = Source(spark, fs, input_url, checkpoint_url, fmt)
+    status = 0
+    for spec in specs:
+        status = max(status, _run_view(spark, fs, source, spec, output_url, checkpoint_url,
+                                       follow, quarantine, snapshot_every, log))
+    return status
 
-    output.mkdir(parents=True, exist_ok=True)
-    checkpoint.mkdir(parents=True, exist_ok=True)
-    views = [ReduceView(spark, s) if s.kind == "reduce" else ReachView(spark, s) for s in specs]
-    marker = checkpoint / "committed.json"
-    committed: list[str] = json.loads(marker.read_text())["batches"] if marker.exists() else []
-    pointer = checkpoint / "snapshot.json"
-    snap: dict[str, Any] = json.loads(pointer.read_text()) if pointer.exists() else {"dir": "", "batches": []}
-    snapshot_at: list[str] = list(snap["batches"])
-    if len(snapshot_at) > len(committed):
-        committed = list(snapshot_at)
-    if snap["dir"]:
-        for view in views:
-            view.restore(checkpoint / str(snap["dir"]) / view.spec.name)
-    replay = committed[len(snapshot_at):]
-    files = batch_files(input_dir)
-    done = set(snapshot_at)
-    pending = [p for p in files if p.stem not in done]
-    if replay:
-        log(f"pipeline: restored the snapshot after {len(snapshot_at)} batch(es); "
-            f"replaying {len(replay)} committed batch(es)")
-    total = len(files)
-    for path in pending:
-        start = time.perf_counter()
-        stem = path.stem
-        batch = read_batch(spark, path).cache()
-        rows = batch.count()
-        summary = []
+
+def _run_view(spark: SparkSession, fs: HadoopFS, source: Source, spec: ViewSpec, output: str,
+              checkpoint: str, follow: bool, quarantine: bool, snapshot_every: int,
+              log: Callable[[str], None]) -> int:
+    outputs = Outputs(fs, f"{output}/{spec.name}")
+    view_checkpoint = f"{checkpoint}/{spec.name}"
+    while True:
+        rows = source.stream()
+        view: View = (ReduceView(spark, spec, rows, outputs) if spec.kind == "reduce"
+                      else ReachView(spark, spec, rows, outputs, fs, view_checkpoint))
+        query = _start(view, view_checkpoint, follow)
         try:
-            for view in views:
-                if not view.accepts(batch.columns):
-                    continue
-                changes = view.apply(batch)
-                _replace_dir(changes, output / view.spec.name / "changes" / f"batch={stem}")
-                summary.append(f"{view.spec.name}: {changes.count()} change(s)")
-                _crash_point(stem, "changes")
-        except InvalidDelta as refused:
-            log(f"pipeline: batch {stem} refused: {refused}")
-            return 3
-        batch.unpersist()
-        for view in views:
-            if view.engine is not None:
-                _replace_dir(view.view(), output / view.spec.name / "view")
-        _crash_point(stem, "view")
-        committed = committed if stem in committed else [*committed, stem]
-        position = committed.index(stem) + 1
-        if position % snapshot_every == 0 or path == pending[-1]:
-            # A new snapshot directory, then the pointer to it (one atomic rename):
-            # a crash leaves either the old pointer or the new one, never a mix.
-            name = f"snapshot-{position:06d}"
-            if (checkpoint / name).exists():
-                shutil.rmtree(checkpoint / name)
-            for view in views:
-                view.snapshot(checkpoint / name / view.spec.name)
-            _crash_point(stem, "snapshot")
-            _atomic_write_text(pointer, json.dumps({"dir": name, "batches": committed}))
-            for old in checkpoint.glob("snapshot-*"):
-                if old.name != name:
-                    shutil.rmtree(old)
-        _atomic_write_text(marker, json.dumps({"batches": committed}))
-        _crash_point(stem, "commit")
-        log(f"pipeline: batch {position}/{total} {path.name}: {rows} row(s); "
-            f"{'; '.join(summary) or 'no view reads it'} ({time.perf_counter() - start:.2f} s)")
-    log(f"pipeline: {len(committed)} batch(es) committed")
-    return 0
+            _await(query, view, fs, view_checkpoint, snapshot_every, log)
+        except Exception as error:  # noqa: BLE001 (a refusal is reported, the rest re-raised)
+            refused = view.refusal or invalid_delta_in(error)
+            if refused is None:
+                raise
+            log(f"pipeline: {spec.name}: micro-batch refused: {refused.message}")
+            if not quarantine or not refused.file:
+                log("pipeline: nothing of it was applied; fix or remove the file and run again "
+                    "(or pass --on-invalid quarantine)")
+                return REFUSED
+            moved = f"{output}/_quarantine/{refused.file.rsplit('/', 1)[-1]}"
+            fs.rename(refused.file, moved)
+            log(f"pipeline: quarantined {refused.file} -> {moved}; going on")
+            spark.conf.set("spark.sql.files.ignoreMissingFiles", "true")  # the re-run skips it
+            continue
+        last = _last_committed(fs, view_checkpoint)
+        if last is not None:
+            view.snapshot(view_checkpoint, last)
+        log(f"pipeline: {spec.name}: {0 if last is None else last + 1} micro-batch(es) committed")
+        return 0
+
+
+def _start(view: View, checkpoint: str, follow: bool) -> StreamingQuery:
+    writer = view.plan().writeStream.foreachBatch(view.handle).option("checkpointLocation", checkpoint)
+    writer = writer.outputMode("update") if isinstance(view, ReduceView) else writer
+    trigger = writer.trigger(processingTime="1 second") if follow else writer.trigger(availableNow=True)
+    return trigger.start()
+
+
+def _await(query: StreamingQuery, view: View, fs: HadoopFS, checkpoint: str,
+           snapshot_every: int, log: Callable[[str], None]) -> None:
+    """Wait for the query, logging progress and snapshotting every ``snapshot_every``."""
+    snapped = _last_committed(fs, checkpoint)
+    logged = -1
+    while query.isActive:
+        query.awaitTermination(2)
+        progress = query.lastProgress
+        if progress and progress["batchId"] > logged:
+            logged = progress["batchId"]
+            log(f"pipeline: {view.spec.name}: micro-batch {logged} done in "
+                f"{progress['batchDuration'] / 1000:.2f} s")
+        last = _last_committed(fs, checkpoint)
+        if last is not None and (snapped is None or last - snapped >= snapshot_every):
+            view.snapshot(checkpoint, last)
+            snapped = last
+    query.awaitTermination()  # re-raises the query's error, if it failed
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="incspec pipeline", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--input", type=Path, required=True)
-    parser.add_argument("--output", type=Path, required=True)
-    parser.add_argument("--checkpoint", type=Path, help="default: OUTPUT/_checkpoint")
+    parser.add_argument("--input", required=True)
+    parser.add_argument("--output", required=True)
+    parser.add_argument("--checkpoint", help="default: OUTPUT/_checkpoint")
     parser.add_argument("--view", type=ViewSpec.parse, action="append", required=True)
     parser.add_argument("--master", help="Spark master URL (default $INCSPEC_SPARK_MASTER or local[2])")
-    parser.add_argument("--snapshot-every", type=int, default=1)
+    parser.add_argument("--format", choices=sorted(set(FORMATS.values())))
+    parser.add_argument("--follow", action="store_true", help="keep watching the input folder")
+    parser.add_argument("--on-invalid", choices=["stop", "quarantine"], default="stop")
+    parser.add_argument("--snapshot-every", type=int, default=10)
     args = parser.parse_args(argv)
     from spark_impl.session import build_session
 
     spark = build_session(args.master, app_name="incspec-pipeline")
-    checkpoint = args.checkpoint or args.output / "_checkpoint"
-    return run(spark, args.input, args.output, checkpoint, args.view, max(1, args.snapshot_every))
+    return run(spark, args.input, args.output, args.checkpoint, args.view, fmt=args.format,
+               follow=args.follow, quarantine=args.on_invalid == "quarantine",
+               snapshot_every=max(1, args.snapshot_every))
 
 
 if __name__ == "__main__":

@@ -7,10 +7,15 @@
   tuples, and any reducer of that shape).
 * :class:`OrderReducer`: min / max. ``remove`` declines when the removed value
   may be the extremum (Skip's built-in Min declines when ``v <= min``); the
-  affected keys are recomputed natively from their stored values.
+  affected keys are recomputed from their values, kept per key in the state.
 * :class:`PythonReducer`: a user's ``(initial, add, remove)``; ``remove`` may
-  return ``None`` to decline. Runs through Arrow in ``mapInPandas`` over
-  partitions hashed by key (see :mod:`spark_impl.python_fold`).
+  return ``None`` to decline. Runs on the executors in the state store's
+  keyed operator (see :mod:`spark_impl.keyed_fold`).
+
+Float reducers (a sum of ``double``) are not exactly invertible: ``(a + v) - v``
+may differ from ``a`` by rounding, so an incrementally maintained float sum
+drifts from a recomputation (SKIP-DEF-7 fails on floats; ``incspec
+check-reducer`` shows the instance). Integer values are exact.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from typing import Any
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
+
+from spark_impl.errors import SparkEngineError
 
 Number = int | float
 
@@ -110,3 +117,19 @@ def min_reducer(value_type: str = "bigint") -> OrderReducer:
 
 def max_reducer(value_type: str = "bigint") -> OrderReducer:
     return OrderReducer("max", False, value_type)
+
+
+INTEGRAL = ("tinyint", "smallint", "int", "bigint", "decimal(38,0)")
+EXACT_INTEGER = "decimal(38,0)"
+BUILTINS: dict[str, Callable[[str], SparkReducer]] = {"sum": sum_reducer, "count": count_reducer, "min": min_reducer, "max": max_reducer}
+
+
+def builtin_reducer(name: str, value_type: str) -> SparkReducer:
+    """A built-in reducer by name, over values of Spark type ``value_type``."""
+    if name not in BUILTINS:
+        raise SparkEngineError("malformed-input",
+                               f"unknown reducer {name!r} (built-ins: {', '.join(BUILTINS)})")
+    if name == "sum" and value_type in INTEGRAL:
+        # exact: Σ w·v in decimal(38,0); an overflow fails the batch (ANSI), never rounds
+        return GroupReducer("sum", 1, lambda v: [v], value_type=value_type, acc_type=EXACT_INTEGER)
+    return BUILTINS[name](value_type)

@@ -20,6 +20,12 @@ DEFAULT_MASTER = "local[2]"
 ENGINE_CONF: dict[str, str] = {
     "spark.sql.adaptive.enabled": "false",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
+    # Keyed state lives in the Structured Streaming state store: RocksDB (point
+    # lookups, state larger than memory; required by transformWithState), each
+    # micro-batch committing a changelog of what it changed, not a snapshot.
+    "spark.sql.streaming.stateStore.providerClass":
+        "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+    "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
 }
 
 #: Quiet logs from the first line: the JVM reads this before Spark starts.

@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 
 from conformance.protocols import (
     CaseTag,
@@ -28,53 +29,70 @@ from conformance.protocols import (
     Value,
 )
 from spark_impl.fixpoint_engine import IncrementalReachability
-from spark_impl.protocol import suite_error, view_changes
-from spark_impl.protocol.reduce import SparkReduceEngine
-from spark_impl.reduce_engine import IncrementalReduce, InvalidDelta
+from spark_impl.protocol import view_changes
+from spark_impl.protocol.reduce import SparkReduceEngine, suite_refusal
+from spark_impl.reduce_view import InvalidDelta
 from spark_impl.values import decode, encode
+from spark_impl.view_runner import ViewRunner
 
 Collection = Mapping[Value, Sequence[Value]]
 
 
 class _ReducerGroup:
-    """The cases declaring one reducer (same name and parameters): one engine for all."""
+    """The cases declaring one reducer (same name and parameters): one maintained view
+    for all, its keys ``[case tag, key]``, one micro-batch per lockstep step."""
 
     def __init__(self, spark: SparkSession, reducer: str, params: Mapping[str, Value]) -> None:
         self.adapter = SparkReduceEngine(spark)  # rows in, accumulators out: the per-case encoding
         self.adapter.declare(reducer, params)
-        assert self.adapter.engine is not None
-        self.engine: IncrementalReduce = self.adapter.engine
+        self.changed: list[tuple[CaseTag, Value, Value | None]] = []
+        case_of_key = F.regexp_extract(F.col("k"), r"^\[(\d+),", 1).cast("int")
+        self.runner: ViewRunner = self.adapter.new_runner(self._collect, work_by=case_of_key)
+
+    def _collect(self, changes: DataFrame, batch_id: int) -> None:
+        for row in changes.collect():
+            i, k = decode(row["key"])
+            self.changed.append((i, k, self.adapter.accumulator(row["accumulator"])
+                                 if row["present"] else None))
 
     def tagged(self, i: CaseTag, collection: Collection, sign: int) -> list[tuple[Any, ...]]:
         return self.adapter.rows({(i, k): vs for k, vs in collection.items()}, sign)
 
     def views(self) -> dict[CaseTag, dict[Value, Value]]:
         out: dict[CaseTag, dict[Value, Value]] = {}
-        for key, entry in self.engine.view_rows().items():
-            i, k = decode(key)
-            out.setdefault(i, {})[k] = self.adapter.accumulator(entry[:-1])
+        for key, acc in self.adapter.read_view(self.runner).items():
+            i, k = key
+            out.setdefault(i, {})[k] = acc
         return out
 
-    def update(self, rows: list[tuple[Any, ...]], calls: dict[CaseTag, dict[str, int]],
-               validate: bool = True) -> list[Any]:
-        """One engine update; its reducer calls added to each case's keys."""
-        if not rows:
-            return []
-        changes = self.engine.apply(self.adapter.frame(rows), len(rows), validate=validate)
-        for key, n in self.engine.calls.items():
-            i, k = decode(key)
-            calls.setdefault(i, {})[encode(k)] = calls.get(i, {}).get(encode(k), 0) + n
-        return changes
+    def update(self, deltas: dict[CaseTag, list[tuple[Any, ...]]],
+               out: dict[CaseTag, ReduceObservation | EngineError]) -> dict[CaseTag, dict[str, int]]:
+        """One micro-batch of every case's rows. A case whose delta must be refused (it
+        removes a value not there) is answered ``invalid-delta`` in ``out`` and taken out
+        (the refused micro-batch left the state unchanged); the others go again. Returns
+        each remaining case's work counters."""
+        self.changed = []
+        while deltas:
+            try:
+                self.runner.step(self.adapter.spark.createDataFrame(
+                    [r for rs in deltas.values() for r in rs], self.runner.schema))
+                break
+            except InvalidDelta as refused:
+                i = decode(refused.key)[0]
+                out[i] = suite_refusal(refused)
+                del deltas[i]
+        return {i: dict(self.runner.work.get(i, {"reducer_calls": 0, "keys_touched": 0}))
+                for i in deltas}
 
 
 class SparkLockstepReduce:
-    """Reduce cases in lockstep: one :class:`IncrementalReduce` per declared reducer.
+    """Reduce cases in lockstep: one maintained view per declared reducer.
 
     * a delta a case must refuse (it removes a value not there) is taken out of the
-      update and that case is answered ``invalid-delta`` (state unchanged), the others go on;
-    * a ``load`` replaces the case's collection: its current values are removed (its keys
-      leave the view, so they restart from ι), then the new ones added: a recompute, as
-      a fresh load is.
+      micro-batch and that case is answered ``invalid-delta`` (state unchanged), the others go on;
+    * a ``load`` replaces the case's collection: its current values are removed in one
+      micro-batch (its keys leave the view, so they restart from ι), then the new ones added
+      in the next: a recompute, as a fresh load is.
     """
 
     work_per_case = True
@@ -113,29 +131,30 @@ class SparkLockstepReduce:
         out: dict[CaseTag, ReduceObservation | EngineError] = {}
         for tags in self._by_group(list(batch)).values():
             group = self.group_of[tags[0]]
-            removed: list[tuple[Any, ...]] = []
-            added: list[tuple[Any, ...]] = []
-            loading: list[CaseTag] = []
+            removed: dict[CaseTag, list[tuple[Any, ...]]] = {}
+            added: dict[CaseTag, list[tuple[Any, ...]]] = {}
             for i in tags:
                 try:
-                    added += group.tagged(i, batch[i][0], 1)
+                    added[i] = group.tagged(i, batch[i][0], 1)
                 except EngineError as refused:
                     out[i] = refused
                     continue
-                removed += group.tagged(i, self.collections[i], -1)
-                loading.append(i)
+                if self.collections[i]:
+                    removed[i] = group.tagged(i, self.collections[i], -1)
             before = group.views()
-            calls: dict[CaseTag, dict[str, int]] = {}
-            group.update(removed, calls)
-            group.update(added, calls, validate=False)  # additions only: nothing to refuse
+            calls: dict[CaseTag, int] = {}
+            for rows in (removed, added):
+                if rows:
+                    for i, work in group.update(dict(rows), out).items():
+                        calls[i] = calls.get(i, 0) + work["reducer_calls"]
             after = group.views()
-            for i in loading:
+            for i in added:
                 self.collections[i] = {k: list(vs) for k, vs in batch[i][0].items()}
                 # a load reports its calls only, as a separate run's load does; a reload's
                 # calls include the removal of the case's previous collection
-                work = {"reducer_calls": sum(calls.get(i, {}).values())}
-                out[i] = ReduceObservation(view=after.get(i, {}), changes=view_changes(before.get(i, {}), after.get(i, {})),
-                                           work=work)
+                out[i] = ReduceObservation(view=after.get(i, {}),
+                                           changes=view_changes(before.get(i, {}), after.get(i, {})),
+                                           work={"reducer_calls": calls.get(i, 0)})
         return out
 
     def apply(self, batch: Mapping[CaseTag, tuple[Collection, Collection]]
@@ -150,30 +169,19 @@ class SparkLockstepReduce:
                     deltas[i] = group.tagged(i, plus, 1) + group.tagged(i, minus, -1)
                 except EngineError as refused:
                     out[i] = refused
-            calls: dict[CaseTag, dict[str, int]] = {}
-            while True:
-                try:
-                    changes = group.update([r for rs in deltas.values() for r in rs], calls)
-                    break
-                except InvalidDelta as bad:  # that case's delta is refused; the others go again
-                    i = decode(bad.key)[0]
-                    out[i] = suite_error(bad)
-                    del deltas[i]
-            changed: dict[CaseTag, dict[Value, Value]] = {i: {} for i in deltas}
-            for c in changes:
-                i, k = decode(c.key)
-                changed[i][k] = group.adapter.accumulator(c.accumulator) if c.present else None
+            work = group.update(deltas, out)
+            changed: dict[CaseTag, dict[Value, Value | None]] = {i: {} for i in work}
+            for i, k, acc in group.changed:
+                changed[i][k] = acc
             views = group.views()
-            for i in deltas:
+            for i in work:
                 plus, minus = batch[i]
                 for k, vs in minus.items():
                     for v in vs:
                         self.collections[i][k].remove(v)
                 for k, vs in plus.items():
                     self.collections[i].setdefault(k, []).extend(vs)
-                mine = calls.get(i, {})
-                out[i] = ReduceObservation(view=views.get(i, {}), changes=changed[i],
-                                           work={"reducer_calls": sum(mine.values()), "keys_touched": len(mine)})
+                out[i] = ReduceObservation(view=views.get(i, {}), changes=changed[i], work=work[i])
         return out
 
 

@@ -1,23 +1,34 @@
 """The ``reduce`` area: :class:`conformance.protocols.ReduceEngine` on Spark.
 
-Keys travel as canonical JSON text; values as integers (``decimal(38,0)``) for
-the numeric reducers, else as JSON text (see :mod:`spark_impl.named_reducers`).
+Each case runs the production path: a maintained view
+(:mod:`spark_impl.reduce_view`) over a streaming source, one micro-batch per
+step (:class:`~spark_impl.view_runner.ViewRunner`), state in the state store.
+A ``load`` replaces the collection, so it starts a fresh stream whose first
+micro-batch is the collection. Keys travel as canonical JSON text; values as
+integers (``decimal(38,0)``) for the numeric reducers, else as JSON text. The
+adapter collects one step's changes and the (small) view: what an observation
+needs, nothing more.
 """
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 
 from conformance.protocols import EngineError, ReduceObservation, Value
+from spark_impl.errors import SparkEngineError
 from spark_impl.named_reducers import named_reducer, numeric_values
-from spark_impl.protocol import speaks_suite_errors, view_changes
-from spark_impl.reduce_engine import IncrementalReduce, InvalidDelta
-from spark_impl.reducers import GroupReducer, OrderReducer, SparkReducer
+from spark_impl.protocol import view_changes
+from spark_impl.reduce_view import JSON_TEXT, InvalidDelta
+from spark_impl.reducers import GroupReducer, PythonReducer, SparkReducer
 from spark_impl.values import decode, encode
+from spark_impl.view_runner import Sink, ViewRunner
+
+INTEGER = "decimal(38,0)"
 
 
 def _integer(value: Any) -> Decimal:
@@ -30,73 +41,116 @@ def _plain(value: Any) -> Any:
     """A Spark result as a JSON value (integral decimals become ints)."""
     if isinstance(value, Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, list | tuple):
+        return tuple(_plain(v) for v in value)
     return value
 
 
-@speaks_suite_errors
 class SparkReduceEngine:
-    """One case's reduce engine: declare, load, apply, each observed from Spark."""
+    """One case's reduce engine: declare, then load/apply, each step a micro-batch."""
 
     def __init__(self, spark: SparkSession) -> None:
         self.spark = spark
-        self.engine: IncrementalReduce | None = None
         self.reducer: SparkReducer | None = None
+        self.runner: ViewRunner | None = None
+        self.view: dict[Value, Value] = {}
+        self._changes: dict[Value, Value | None] = {}
 
     def declare(self, reducer: str, params: Mapping[str, Value]) -> None:
-        self.reducer = named_reducer(reducer, params)
-        value_type = None if numeric_values(self.reducer) else "string"
-        self.engine = IncrementalReduce(self.spark, self.reducer, "string", value_type)
+        try:
+            self.reducer = named_reducer(reducer, params)
+        except SparkEngineError as error:
+            raise EngineError(error.error_class, error.message) from None
 
-    def _engine(self) -> IncrementalReduce:
-        if self.engine is None:
+    # --- shared with the lockstep engine -----------------------------------------------
+
+    def _reducer(self) -> SparkReducer:
+        if self.reducer is None:
             raise EngineError("malformed-input", "no reducer declared")
-        return self.engine
+        return self.reducer
+
+    def new_runner(self, sink: Sink, work_by: Column | None = None) -> ViewRunner:
+        """A maintained view of the declared reducer over a fresh local folder."""
+        r = self._reducer()
+        if numeric_values(r):
+            value_type = column_type = INTEGER
+        else:
+            column_type = "string"
+            value_type = "string" if isinstance(r, GroupReducer) else JSON_TEXT
+        root = "file://" + tempfile.mkdtemp(prefix="incspec-reduce-case-")
+        return ViewRunner(self.spark, r, "string", value_type, root, sink,
+                          value_column_type=column_type, with_work=True, work_by=work_by)
+
+    def accumulator(self, value: Any) -> Value:
+        """An accumulator as Spark returns it, as a JSON value."""
+        r = self._reducer()
+        return decode(value) if isinstance(r, PythonReducer) else _plain(value)
 
     def rows(self, collection: Mapping[Value, Sequence[Value]], sign: int) -> list[tuple[Any, ...]]:
-        assert self.reducer is not None
+        """A collection (or one side of a delta) as consolidated ``(k, v, w)`` rows."""
         if not isinstance(collection, Mapping):
             raise EngineError("malformed-input", f"expected a mapping, got {collection!r}")
+        numeric = numeric_values(self._reducer())
         counts: dict[tuple[str, Any], int] = {}
-        numeric = numeric_values(self.reducer)
         for k, values in collection.items():
             for v in values:
                 cell = (encode(k), _integer(v) if numeric else encode(v))
                 counts[cell] = counts.get(cell, 0) + 1
         return [(k, v, sign * n) for (k, v), n in counts.items()]
 
-    def frame(self, rows: list[tuple[Any, ...]]) -> DataFrame:
-        engine = self._engine()
-        return self.spark.createDataFrame(rows, f"k string, v {engine.value_type}, w bigint")
+    def step(self, runner: ViewRunner, rows: list[tuple[Any, ...]]) -> None:
+        """One micro-batch; a refusal raised as the suite's error, with the suite's key."""
+        runner.work = {}
+        try:
+            runner.step(self.spark.createDataFrame(rows, runner.schema))
+        except InvalidDelta as refused:
+            raise suite_refusal(refused) from None
+        except SparkEngineError as error:
+            raise EngineError(error.error_class, error.message) from None
 
-    def accumulator(self, columns: tuple[Any, ...]) -> Any:
-        r = self.reducer
-        if isinstance(r, GroupReducer):
-            return r.to_python(tuple(_plain(c) for c in columns))
-        if isinstance(r, OrderReducer):
-            return _plain(columns[0])
-        return decode(columns[0])
+    def read_view(self, runner: ViewRunner) -> dict[Value, Value]:
+        return {decode(row["key"]): self.accumulator(row["accumulator"])
+                for row in runner.read_view().collect()}
 
-    def _view(self) -> dict[Value, Value]:
-        return {decode(k): self.accumulator(entry[:-1])
-                for k, entry in self._engine().view_rows().items()}
+    # --- the protocol -------------------------------------------------------------------
+
+    def _collect(self, changes: DataFrame, batch_id: int) -> None:
+        self._changes = {decode(row["key"]): self.accumulator(row["accumulator"])
+                         if row["present"] else None for row in changes.collect()}
+
+    def _observe(self, runner: ViewRunner, rows: list[tuple[Any, ...]]) -> ReduceObservation:
+        self._changes = {}
+        self.step(runner, rows)
+        self.view = self.read_view(runner)
+        return ReduceObservation(view=dict(self.view), changes=dict(self._changes),
+                                 work=dict(runner.work.get(None, {})))
 
     def load(self, collection: Mapping[Value, Sequence[Value]]) -> ReduceObservation:
-        engine = self._engine()
-        old = self._view()
+        """A load replaces the collection: a fresh stream whose first micro-batch it is."""
         rows = self.rows(collection, 1)
-        engine.load(self.frame(rows), len(rows), sum(w for *_, w in rows))
-        new = self._view()
-        return ReduceObservation(view=new, changes=view_changes(old, new), work=dict(engine.work))
+        old = dict(self.view)
+        self.close()
+        self.runner = self.new_runner(self._collect)
+        observation = self._observe(self.runner, rows)
+        work = {"reducer_calls": sum(w for *_, w in rows)}
+        return ReduceObservation(view=observation.view, changes=view_changes(old, observation.view),
+                                 work=work)
 
     def apply(self, plus: Mapping[Value, Sequence[Value]],
               minus: Mapping[Value, Sequence[Value]]) -> ReduceObservation:
-        engine = self._engine()
-        rows = self.rows(plus, 1) + self.rows(minus, -1)
-        try:
-            changes = engine.apply(self.frame(rows), len(rows))
-        except InvalidDelta as exc:
-            value = exc.value if isinstance(exc.value, Decimal) else decode(exc.value)
-            raise InvalidDelta(decode(exc.key), _plain(value), exc.available, exc.removed) from None
-        changed = {decode(c.key): self.accumulator(c.accumulator) if c.present else None
-                   for c in changes}
-        return ReduceObservation(view=self._view(), changes=changed, work=dict(engine.work))
+        if self.runner is None:
+            self.runner = self.new_runner(self._collect)
+        return self._observe(self.runner, self.rows(plus, 1) + self.rows(minus, -1))
+
+    def close(self) -> None:
+        if self.runner is not None:
+            self.runner.stop()
+            self.runner = None
+
+
+def suite_refusal(refused: InvalidDelta) -> EngineError:
+    """``invalid-delta``, said with the suite's key and value (not their stored text)."""
+    stored = refused.value  # a typed value, or the canonical JSON text of one
+    value = decode(stored) if isinstance(stored, str) else _plain(stored)
+    again = InvalidDelta(decode(refused.key), value, refused.available, refused.removed)
+    return EngineError("invalid-delta", again.message)

@@ -129,30 +129,39 @@ def test_random_traces_match_recompute(spark: Any, name: str, trace: Any) -> Non
         assert (dict(obs.view), dict(obs.changes)) == expected
 
 
-def test_python_reducer_declining_remove_recomputes_the_key(spark: Any) -> None:
-    """A custom min whose remove declines on the minimum: those keys are refolded
-    from their stored values (SKIP-DEC-PARTIAL), the others updated in place."""
-    from spark_impl.reduce_engine import IncrementalReduce
+def test_python_reducer_declining_remove_recomputes_the_key(spark: Any, tmp_path: Any) -> None:
+    """The library face with a user reducer: a custom min whose remove declines on the
+    minimum; those keys are refolded from their values kept in the state store
+    (SKIP-DEC-PARTIAL), the others updated in place."""
     from spark_impl.reducers import PythonReducer
-    from spark_impl.values import decode, encode
+    from spark_impl.view_runner import ViewRunner
 
     custom_min = PythonReducer(
         "custom-min", None,
         lambda a, v: v if a is None or v < a else a,
         lambda a, v: None if a is None or v <= a else a,
     )
-    engine = IncrementalReduce(spark, custom_min, "string", "string")
+    seen: list[dict[str, Any]] = []
 
-    def frame(rows: list[tuple[str, int, int]]) -> Any:
-        return spark.createDataFrame([(encode(k), encode(v), w) for k, v, w in rows],
-                                     "k string, v string, w bigint")
+    def sink(changes: Any, batch_id: int) -> None:
+        seen.append({r["key"]: r["accumulator"] if r["present"] else None for r in changes.collect()})
 
-    engine.load(frame([("a", 3, 1), ("a", 5, 2), ("b", 1, 1), ("c", 8, 1)]))
-    changes = engine.apply(frame([("a", 3, -1), ("b", 2, 1), ("c", 9, 1)]))
-    got = {decode(c.key): decode(c.accumulator[0]) if c.present else None for c in changes}
-    assert got == {"a": 5}  # a declined (3 was its min) and was refolded; b, c kept their min
-    view = {decode(k): decode(entry[0]) for k, entry in engine.view_rows().items()}
-    assert view == {"a": 5, "b": 1, "c": 8}
-    # the same from Spark: the initial load's mapInPandas fold over the stored values
-    engine._merge_overlay()
-    assert {decode(r["k"]): decode(r["acc"]) for r in engine.view().collect()} == view
+    runner = ViewRunner(spark, custom_min, "string", "bigint", f"file://{tmp_path}", sink)
+    try:
+        rows = "k string, v bigint, w bigint"
+        runner.step(spark.createDataFrame([("a", 3, 1), ("a", 5, 2), ("b", 1, 1), ("c", 8, 1)], rows))
+        runner.step(spark.createDataFrame([("a", 3, -1), ("b", 2, 1), ("c", 9, 1)], rows))
+        # a declined (3 was its min) and was refolded; b and c kept their min: no change
+        assert seen == [{"a": "3", "b": "1", "c": "8"}, {"a": "5"}]
+        view = {r["key"]: r["accumulator"] for r in runner.read_view().collect()}
+        assert view == {"a": "5", "b": "1", "c": "8"}
+    finally:
+        runner.stop()
+
+
+def test_integer_sums_are_exact(spark: Any) -> None:
+    """10^30 + 1 is not rounded (decimal(38,0) end to end; an overflow fails the batch)."""
+    engine = engine_for(spark, "sum")
+    assert dict(engine.load({"k": [10**30]}).view) == {"k": 10**30}
+    step = engine.apply({"k": [1]}, {})
+    assert dict(step.view) == {"k": 10**30 + 1} and dict(step.changes) == {"k": 10**30 + 1}

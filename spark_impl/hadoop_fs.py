@@ -1,0 +1,78 @@
+"""Files on any Hadoop-compatible path (``file://``, ``hdfs://``, ``s3a://``), from the driver.
+
+The driver never touches the local disk for state or output: every path goes
+through Hadoop's ``FileSystem`` of the JVM, so a cluster path works as a local
+one. Atomic publication is *write aside, then rename*: a directory rename is
+atomic on HDFS and on local file systems (object stores need a committer;
+said in the README).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyspark.sql import SparkSession
+
+
+class HadoopFS:
+    """The Hadoop ``FileSystem`` serving ``root``."""
+
+    def __init__(self, spark: SparkSession, root: str) -> None:
+        context: Any = spark.sparkContext
+        self._jvm: Any = context._jvm
+        self._gateway: Any = context._gateway
+        self._Path = self._jvm.org.apache.hadoop.fs.Path
+        self._conf = context._jsc.hadoopConfiguration()
+        self._fs = self._Path(root).getFileSystem(self._conf)
+
+    def exists(self, path: str) -> bool:
+        return bool(self._fs.exists(self._Path(path)))
+
+    def delete(self, path: str) -> None:
+        self._fs.delete(self._Path(path), True)
+
+    def mkdirs(self, path: str) -> None:
+        self._fs.mkdirs(self._Path(path))
+
+    def rename(self, source: str, target: str) -> None:
+        """Move ``source`` to ``target`` (its parent created); fails loudly, never half-done."""
+        dest = self._Path(target)
+        self._fs.mkdirs(dest.getParent())
+        if not self._fs.rename(self._Path(source), dest):
+            raise OSError(f"could not rename {source} to {target}")
+
+    def names(self, folder: str) -> list[str]:
+        """The names in ``folder`` (none if it does not exist), sorted."""
+        path = self._Path(folder)
+        if not self._fs.exists(path):
+            return []
+        return sorted(str(status.getPath().getName()) for status in self._fs.listStatus(path))
+
+    def count_dirs(self, folder: str, prefix: str) -> int:
+        return sum(1 for name in self.names(folder) if name.startswith(prefix))
+
+    def read_text(self, path: str) -> str | None:
+        p = self._Path(path)
+        if not self._fs.exists(p):
+            return None
+        stream = self._fs.open(p)
+        try:
+            return str(self._jvm.org.apache.commons.io.IOUtils.toString(stream, "UTF-8"))
+        finally:
+            stream.close()
+
+    def write_text(self, path: str, text: str) -> None:
+        """Write ``text`` to ``path`` atomically: aside, then one rename over the old file
+        (``FileContext.rename`` with ``OVERWRITE``: a reader sees the old text or the new)."""
+        aside = self._Path(path + ".tmp")
+        out = self._fs.create(aside, True)
+        try:
+            out.write(bytearray(text.encode("utf-8")))
+        finally:
+            out.close()
+        rename = self._jvm.org.apache.hadoop.fs.Options.Rename
+        options = self._gateway.new_array(rename, 1)
+        options[0] = rename.OVERWRITE
+        context = self._jvm.org.apache.hadoop.fs.FileContext.getFileContext(
+            aside.toUri(), self._conf)
+        context.rename(aside, self._Path(path), options)

@@ -1,0 +1,352 @@
+"""Skip's ``reduce`` as a maintained view on Structured Streaming (SKIP-DEF-5/8/9/10).
+
+The library face::
+
+    from spark_impl.reduce_view import maintained_view
+    view = maintained_view(changes, "sum")            # changes: key, value[, weight] (streaming)
+    query = (view.updates.writeStream
+             .foreachBatch(view.foreach_batch(lambda batch_changes, batch_id: batch_changes.show()))
+             .option("checkpointLocation", "file:///tmp/ck").start())
+
+``changes`` is a streaming (or batch) DataFrame of ``key, value, weight`` rows:
+value ``v`` occurs ``weight`` more times at ``key`` (negative: fewer; a missing
+weight is +1). ``view.updates`` is the stateful streaming plan; inside
+``foreachBatch``, :meth:`MaintainedView.changes` turns a micro-batch of it into
+the view's changes ``key, present, accumulator`` (exactly the keys whose view
+entry differs), after refusing the micro-batch with :class:`InvalidDelta` if it
+removes a value not present (SKIP-DEF-8: Δ⁻ ⊆ C; the query then stops with the
+batch uncommitted, so the state is unchanged). :meth:`MaintainedView.read_view`
+reads the whole view as of a committed micro-batch from the checkpoint.
+
+State (SPARK-DEC-REDUCE-STATE; figures in that catalog entry) lives in the
+state store, partitioned by key, committed atomically with each micro-batch,
+durable in the checkpoint location (any Hadoop path):
+
+* **group reducers** (sum, count, any vector of sums: SKIP-DEF-2 with an
+  inverse) are one *native* streaming aggregation in update mode over tagged
+  rows: per key ``(n, Σ w·contribution(v))`` and per (key, value) the
+  multiplicity. The raw micro-batch is unioned into the same output, so the
+  batch handler sees, for every touched key and pair, the new state and the
+  batch's own delta: the old state is ``new - delta`` (a group), which gives the
+  exact changes and the Δ⁻ ⊆ C check (a removal ``r`` of a pair whose new
+  multiplicity is ``m`` after adding ``a`` is valid iff ``r <= m - a + r``).
+  Integers are ``decimal(38,0)``: exact, and an overflow fails the batch
+  (Spark's ANSI arithmetic) instead of rounding;
+* **fold reducers** (min, max, user ``(initial, add, remove)``) are one
+  ``transformWithStateInPandas`` operator (:mod:`spark_impl.keyed_fold`).
+
+The driver holds handles only: a micro-batch's changes stay a DataFrame.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from spark_impl.errors import SparkEngineError
+from spark_impl.keyed_fold import INVALID_MARKER, KeyedFold, output_schema
+from spark_impl.reducers import (
+    GroupReducer,
+    OrderReducer,
+    PythonReducer,
+    SparkReducer,
+    builtin_reducer,
+)
+
+#: the value type of a column that already holds canonical JSON text (suite values)
+JSON_TEXT = "json"
+
+#: hash buckets of a fold reducer's operator: Python is called once per bucket and micro-batch
+FOLD_BUCKETS = 8
+
+
+class InvalidDelta(SparkEngineError):
+    """Δ⁻(k) ⊄ C(k): a micro-batch removes ``value`` at ``key`` more often than it occurs."""
+
+    def __init__(self, key: Any, value: Any, available: int, removed: int,
+                 file: str | None = None) -> None:
+        where = f" (in {file})" if file else ""
+        super().__init__(
+            "invalid-delta",
+            f"invalid delta{where}: key {key!r} holds value {value!r} {available} time(s) but the "
+            f"batch removes it {removed} time(s) (Δ⁻(k) must be contained in C(k), SKIP-DEF-8)")
+        self.key, self.value, self.available, self.removed, self.file = (
+            key, value, available, removed, file)
+
+
+def invalid_delta_in(error: BaseException) -> InvalidDelta | None:
+    """The refusal an executor raised inside a failed micro-batch, if that is why it failed."""
+    text = str(error)
+    if isinstance(error, InvalidDelta):
+        return error
+    start = text.find(INVALID_MARKER)
+    if start < 0:
+        return None
+    payload = text[start + len(INVALID_MARKER):text.index(":END", start)]
+    facts = json.loads(payload)
+    return InvalidDelta(facts["key"], facts["value"], facts["available"], facts["removed"],
+                        facts["file"])
+
+
+def normalise_changes(changes: DataFrame) -> DataFrame:
+    """``key, value[, weight][, file]`` (or ``k, v, w``) as ``k, v, w, file``; zero weights dropped."""
+    cols = set(changes.columns)
+    k = F.col("k") if "k" in cols else F.col("key")
+    v = F.col("v") if "v" in cols else F.col("value")
+    weight_name = "w" if "w" in cols else "weight" if "weight" in cols else None
+    one = F.lit(1).cast("bigint")
+    w = F.coalesce(F.col(weight_name).cast("bigint"), one) if weight_name else one
+    file = F.col("file").cast("string") if "file" in cols else F.lit(None).cast("string")
+    return changes.select(k.alias("k"), v.alias("v"), w.alias("w"), file.alias("file")) \
+        .where(F.col("w") != 0)
+
+
+@dataclass(frozen=True)
+class MaintainedView:
+    """A reduce view over a stream of changes: the stateful plan and its batch handler."""
+
+    reducer: SparkReducer
+    updates: DataFrame
+    key_type: str
+    value_type: str
+
+    @property
+    def native(self) -> bool:
+        return isinstance(self.reducer, GroupReducer)
+
+    @property
+    def accumulator_type(self) -> str:
+        r = self.reducer
+        if isinstance(r, GroupReducer):
+            element = r.acc_type or self.value_type
+            return element if r.scalar else f"array<{element}>"
+        if isinstance(r, OrderReducer) and self.value_type != JSON_TEXT:
+            return self.value_type
+        return "string"  # a user reducer's accumulator, as canonical JSON text
+
+    # --- inside foreachBatch ---------------------------------------------------------
+
+    def changes(self, batch: DataFrame) -> DataFrame:
+        """The changes ``key, present, accumulator`` of one micro-batch of :attr:`updates`
+        (``batch`` persisted by the caller); raises :class:`InvalidDelta` first if the
+        micro-batch removes a value not present."""
+        if isinstance(self.reducer, GroupReducer):
+            self._check_group(batch)
+            return self._group_changes(batch)
+        # an executor's refusal surfaces when the caller runs an action (see invalid_delta_in)
+        return batch.where("changed").select(F.col("k").alias("key"), "present",
+                                             self._fold_accumulator().alias("accumulator"))
+
+    def work(self, batch: DataFrame, by: Column | None = None) -> dict[Any, dict[str, int]]:
+        """The micro-batch's work counters, ⊕/⊖ applications and keys touched (SKIP-THM-3),
+        per value of ``by`` (a column over the key ``k``; default: one total, under ``None``)."""
+        if isinstance(self.reducer, GroupReducer):
+            rows = batch.where(F.col("kind") == "raw")
+            calls, keys = F.sum(F.abs("m")), F.countDistinct("k")
+        else:
+            rows, calls, keys = batch, F.sum("calls"), F.count(F.lit(1))
+        group = (by if by is not None else F.lit(None)).alias("group")
+        counted = rows.groupBy(group).agg(calls.alias("calls"), keys.alias("keys")).collect()
+        out = {r["group"]: {"reducer_calls": int(r["calls"] or 0), "keys_touched": int(r["keys"])}
+               for r in counted}
+        return out if by is not None else {None: out.get(None, {"reducer_calls": 0, "keys_touched": 0})}
+
+    def foreach_batch(self, sink: Callable[[DataFrame, int], None]
+                      ) -> Callable[[DataFrame, int], None]:
+        """A ``foreachBatch`` function: validate the micro-batch, hand its changes to ``sink``."""
+
+        def handle(batch: DataFrame, batch_id: int) -> None:
+            batch.persist()
+            try:
+                sink(self.changes(batch), batch_id)
+            finally:
+                batch.unpersist()
+
+        return handle
+
+    # --- reading the state ---------------------------------------------------------------
+
+    def read_view(self, spark: SparkSession, checkpoint: str, batch_id: int | None = None
+                  ) -> DataFrame:
+        """The whole view ``key, accumulator`` as of committed micro-batch ``batch_id``
+        (default: the last), read from the state store in ``checkpoint``."""
+        reader = spark.read.format("statestore")
+        if batch_id is not None:
+            reader = reader.option("batchId", batch_id)
+        if isinstance(self.reducer, GroupReducer):
+            stored = reader.load(checkpoint)
+            state = stored.select("key.*", F.col("value").cast(_buffer_names(stored)).alias("value"))
+            keys = state.select("kind", "k", "value.*").where(
+                (F.col("kind") == "key") & (F.col("m") > 0))
+            return keys.select(F.col("k").alias("key"), self._group_accumulator().alias("accumulator"))
+        state = reader.option("stateVarName", "entries").load(checkpoint)
+        entries = state.select(F.col("user_map_key.k").alias("k"), F.col("user_map_value.acc").alias("acc"))
+        return entries.select(F.col("k").alias("key"), self._fold_accumulator().alias("accumulator"))
+
+    def stored_sizes(self, spark: SparkSession, checkpoint: str) -> dict[str, int]:
+        """What the state holds after the last committed micro-batch: ``rows``, the distinct
+        (key, value) pairs present, and ``keys``, the keys of the view (read from the state)."""
+        reader = spark.read.format("statestore")
+        if isinstance(self.reducer, GroupReducer):
+            stored = reader.load(checkpoint)
+            state = stored.select("key.kind", F.col("value").cast(_buffer_names(stored)).alias("value"))
+            live = state.where(F.col("value.m") > 0)
+            counts = {r["kind"]: int(r["n"]) for r in live.groupBy("kind").agg(
+                F.count(F.lit(1)).alias("n")).collect()}
+            return {"rows": counts.get("pair", 0), "keys": counts.get("key", 0)}
+        entries = reader.option("stateVarName", "entries").load(checkpoint)
+        pairs = F.size(F.from_json(F.col("user_map_value.vals"), "map<string,bigint>"))
+        row = entries.agg(F.sum(pairs).alias("rows"), F.count(F.lit(1)).alias("keys")).first()
+        assert row is not None
+        return {"rows": int(row["rows"] or 0), "keys": int(row["keys"] or 0)}
+
+    # --- the group path ----------------------------------------------------------------------
+
+    def _components(self) -> list[str]:
+        assert isinstance(self.reducer, GroupReducer)
+        return [f"a{i}" for i in range(self.reducer.arity)]
+
+    def _group_accumulator(self) -> Column:
+        assert isinstance(self.reducer, GroupReducer)
+        parts = [F.col(c) for c in self._components()]
+        return parts[0] if self.reducer.scalar else F.array(*parts)
+
+    def _check_group(self, batch: DataFrame) -> None:
+        raw = batch.where(F.col("kind") == "raw")
+        per_pair = raw.groupBy("k", "v").agg(
+            F.sum(F.when(F.col("m") > 0, F.col("m")).otherwise(0)).alias("plus"),
+            F.sum(F.when(F.col("m") < 0, -F.col("m")).otherwise(0)).alias("minus"),
+            F.min(F.when(F.col("m") < 0, F.col("file"))).alias("file"))
+        pairs = batch.where(F.col("kind") == "pair").select("k", "v", F.col("m").alias("after"))
+        available = F.col("after") - F.col("plus") + F.col("minus")  # the pair's multiplicity before
+        bad = (per_pair.where(F.col("minus") > 0).join(pairs, ["k", "v"])
+               .where(F.col("minus") > available)
+               .select("k", "v", available.alias("available"), "minus", "file"))
+        found = bad.orderBy("k", "v").limit(1).collect()
+        if found:
+            row = found[0]
+            raise InvalidDelta(row["k"], row["v"], int(row["available"]), int(row["minus"]), row["file"])
+
+    def _group_changes(self, batch: DataFrame) -> DataFrame:
+        comps = self._components()
+        raw = batch.where(F.col("kind") == "raw")
+        delta = raw.groupBy("k").agg(F.sum("m").alias("dn"),
+                                     *[F.sum(c).alias(f"d{c}") for c in comps])
+        keys = batch.where(F.col("kind") == "key").select("k", "m", *comps)
+        both = keys.join(delta, "k")
+        present = F.col("m") > 0
+        was_present = (F.col("m") - F.col("dn")) > 0
+        moved = F.lit(False)
+        for c in comps:
+            moved = moved | (F.col(f"d{c}") != 0)
+        changed = (present != was_present) | (present & moved)
+        return both.where(changed).select(
+            F.col("k").alias("key"), present.alias("present"),
+            F.when(present, self._group_accumulator()).alias("accumulator"))
+
+    # --- the fold path -------------------------------------------------------------------------
+
+    def _fold_accumulator(self) -> Column:
+        acc = F.col("acc")
+        if isinstance(self.reducer, OrderReducer) and self.value_type != JSON_TEXT:
+            return acc.cast(self.value_type)
+        return acc
+
+
+def maintained_view(changes: DataFrame, reducer: str | SparkReducer,
+                    value_type: str | None = None, buckets: int = FOLD_BUCKETS) -> MaintainedView:
+    """Maintain ``k ↦ fold(initial, C(k))`` over ``changes`` (see the module docstring).
+
+    ``reducer`` is a built-in name (``sum``, ``count``, ``min``, ``max``) or a
+    :class:`~spark_impl.reducers.SparkReducer` (``PythonReducer(name, initial, add,
+    remove)`` for your own; ``remove`` may return ``None`` to decline)."""
+    rows = normalise_changes(changes)
+    types = dict(rows.dtypes)
+    key_type, value_type = types["k"], value_type or types["v"]
+    r = builtin_reducer(reducer, value_type) if isinstance(reducer, str) else reducer
+    if isinstance(r, GroupReducer):
+        updates = _group_updates(rows, r, value_type)
+    else:
+        updates = _fold_updates(rows, r, key_type, value_type, buckets)
+    return MaintainedView(r, updates, key_type, value_type)
+
+
+def _group_updates(rows: DataFrame, r: GroupReducer, value_type: str) -> DataFrame:
+    """One native aggregation over rows tagged ``key`` and ``pair``, with the raw batch
+    unioned in (tag ``raw``): columns ``kind, k, v, m, a0.., file``."""
+    acc_type = r.acc_type or value_type
+    contributions = [(c * F.col("w")).cast(acc_type).alias(f"a{i}")
+                     for i, c in enumerate(r.contribution(F.col("v").cast(value_type)))]
+    comps = [f"a{i}" for i in range(r.arity)]
+    base = rows.select("k", F.col("v").cast(value_type).alias("v"), "w", *contributions, "file")
+    tagged = base.select(F.explode(F.array(F.lit("key"), F.lit("pair"))).alias("kind"), "*")
+    is_key = F.col("kind") == "key"
+    state = tagged.groupBy("kind", "k", F.when(~is_key, F.col("v")).alias("v")).agg(
+        F.sum("w").alias("m"), *[F.sum(F.when(is_key, F.col(c))).alias(c) for c in comps])
+    state = state.select("kind", "k", "v", "m", *comps, F.lit(None).cast("string").alias("file"))
+    raw = base.select(F.lit("raw").alias("kind"), "k", "v", F.col("w").alias("m"), *comps, "file")
+    return state.unionByName(raw)
+
+
+def _buffer_names(stored: DataFrame) -> str:
+    """The aggregation buffer's struct type with our names (a struct cast is positional):
+    ``m`` for Σ w, ``a<i>`` for each component's sum (``isEmpty`` flags renamed aside)."""
+    buffer: Any = stored.schema["value"].dataType  # a StructType
+    fields = buffer.fields
+    names: list[str] = []
+    for field in fields:
+        if field.name == "isEmpty":
+            names.append(f"empty{len(names)}")
+        else:
+            names.append("m" if not names else f"a{sum(1 for n in names if n.startswith('a'))}")
+    return "struct<" + ", ".join(f"{n}: {f.dataType.simpleString()}"
+                                 for n, f in zip(names, fields, strict=True)) + ">"
+
+
+def _json_text(v: Column, value_type: str) -> Column:
+    """A value as its JSON text (``json``: the column holds canonical JSON text already)."""
+    if value_type == JSON_TEXT:
+        return v
+    as_array = F.to_json(F.array(v))  # "[x]": the element's JSON text between the brackets
+    return as_array.substr(F.lit(2), F.length(as_array) - 2)
+
+
+def _fold_updates(rows: DataFrame, r: OrderReducer | PythonReducer, key_type: str,
+                  value_type: str, buckets: int) -> DataFrame:
+    """The :class:`~spark_impl.keyed_fold.KeyedFold` operator over hash buckets of the key."""
+    processor = _fold_processor(r, key_type)
+    payload = rows.select("k", _json_text(F.col("v"), value_type).alias("v"), "w", "file")
+    bucketed = payload.withColumn("bucket", F.pmod(F.hash("k"), F.lit(buckets)))
+    return bucketed.groupBy("bucket").transformWithStateInPandas(
+        statefulProcessor=processor, outputStructType=output_schema(key_type),
+        outputMode="Append", timeMode="None")
+
+
+def _fold_processor(r: OrderReducer | PythonReducer, key_type: str) -> KeyedFold:
+    if isinstance(r, PythonReducer):
+        return KeyedFold(r.initial, r.add, r.remove, key_type)
+    # Skip's built-in Min/Max: ⊖ declines when the removed value may be the extremum
+    if r.smallest:
+        return KeyedFold(None, _min_add, _min_remove, key_type)
+    return KeyedFold(None, _max_add, _max_remove, key_type)
+
+
+def _min_add(a: Any, v: Any) -> Any:
+    return v if a is None or v < a else a
+
+
+def _min_remove(a: Any, v: Any) -> Any:
+    return None if a is None or v <= a else a
+
+
+def _max_add(a: Any, v: Any) -> Any:
+    return v if a is None or v > a else a
+
+
+def _max_remove(a: Any, v: Any) -> Any:
+    return None if a is None or v >= a else a

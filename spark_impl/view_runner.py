@@ -1,0 +1,114 @@
+"""Drive a maintained reduce view one change batch at a time (tests, adapter, benchmarks).
+
+Each batch is written as a Parquet folder ``ROOT/input/batch-NNNNNN`` (aside,
+then renamed into place, so the file source never sees half of it) and the
+query runs exactly that micro-batch (``processAllAvailable``). State and
+progress live in ``ROOT/checkpoint``: a runner built again on the same
+``ROOT`` resumes where the last committed batch left off.
+
+A refused batch (:class:`~spark_impl.reduce_view.InvalidDelta`) stops the query
+uncommitted; the runner then replaces that batch's folder by an empty one and
+restarts from the checkpoint, so the refused micro-batch is re-run empty and
+the state is as before it: the caller may go on with the next batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql.streaming.query import StreamingQuery
+
+from spark_impl.hadoop_fs import HadoopFS
+from spark_impl.reduce_view import InvalidDelta, MaintainedView, invalid_delta_in, maintained_view
+from spark_impl.reducers import SparkReducer
+
+Sink = Callable[[DataFrame, int], None]
+
+
+class ViewRunner:
+    """One maintained view over a folder of change batches, stepped by the caller."""
+
+    def __init__(self, spark: SparkSession, reducer: str | SparkReducer, key_type: str,
+                 value_type: str, root: str, sink: Sink, *, value_column_type: str | None = None,
+                 with_work: bool = False, work_by: Column | None = None) -> None:
+        self.spark, self.root, self.sink = spark, root.rstrip("/"), sink
+        self.fs = HadoopFS(spark, self.root)
+        self.schema = f"k {key_type}, v {value_column_type or value_type}, w bigint"
+        self.reducer, self.value_type, self.with_work = reducer, value_type, with_work
+        self.batches = self.fs.count_dirs(f"{self.root}/input", "batch-")
+        self.work_by = work_by
+        #: the last micro-batch's work counters, per value of ``work_by`` (else under ``None``)
+        self.work: dict[object, dict[str, int]] = {}
+        self.refusal: InvalidDelta | None = None
+        self.view: MaintainedView = self._build()
+        self.query: StreamingQuery | None = None
+
+    def _build(self) -> MaintainedView:
+        source = (self.spark.readStream.schema(self.schema)
+                  .option("maxFilesPerTrigger", 1_000_000)
+                  .parquet(f"{self.root}/input/batch-*/*.parquet"))
+        return maintained_view(source, self.reducer, value_type=self.value_type)
+
+    def _start(self) -> StreamingQuery:
+        if self.query is None or not self.query.isActive:
+            self.query = (self.view.updates.writeStream.outputMode("update")
+                          .foreachBatch(self._handle)
+                          .option("checkpointLocation", f"{self.root}/checkpoint")
+                          .trigger(processingTime="0 seconds")
+                          .start())
+        return self.query
+
+    def _handle(self, batch: DataFrame, batch_id: int) -> None:
+        batch.persist()
+        try:
+            self.sink(self.view.changes(batch), batch_id)
+            if self.with_work:
+                self.work = self.view.work(batch, self.work_by)
+        except InvalidDelta as refusal:
+            self.refusal = refusal  # the query wraps it in a Java exception: keep it whole
+            raise
+        finally:
+            batch.unpersist()
+
+    def step(self, rows: DataFrame) -> None:
+        """Apply one batch of ``k, v, w`` rows; raises
+        :class:`~spark_impl.reduce_view.InvalidDelta` (state kept)."""
+        self._start()
+        name = f"batch-{self.batches:06d}"
+        self.batches += 1
+        target = f"{self.root}/input/{name}"
+        aside = f"{self.root}/staging/{name}"
+        rows.select("k", "v", "w").coalesce(1).write.mode("overwrite").parquet(aside)
+        self.fs.rename(aside, target)
+        self._run(target)
+
+    def _run(self, target: str) -> None:
+        query = self._start()
+        self.refusal = None
+        try:
+            query.processAllAvailable()
+        except Exception as error:  # noqa: BLE001 (a refusal is translated, the rest re-raised)
+            refused = self.refusal or invalid_delta_in(error)
+            if refused is None:
+                raise
+            self._skip(target)
+            raise refused from None
+
+    def _skip(self, target: str) -> None:
+        """Empty the refused batch's folder and re-run its micro-batch from the checkpoint."""
+        self.fs.delete(target)
+        self.spark.createDataFrame([], self.schema).coalesce(1).write.parquet(target)
+        self.query = None
+        self._start().processAllAvailable()
+
+    def read_view(self) -> DataFrame:
+        return self.view.read_view(self.spark, f"{self.root}/checkpoint")
+
+    def stored_sizes(self) -> dict[str, int]:
+        return self.view.stored_sizes(self.spark, f"{self.root}/checkpoint")
+
+    def stop(self) -> None:
+        if self.query is not None and self.query.isActive:
+            self.query.stop()
+        self.query = None
