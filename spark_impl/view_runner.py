@@ -14,16 +14,28 @@ the state is as before it: the caller may go on with the next batch.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql.streaming.query import StreamingQuery
+from pyspark.sql.streaming.readwriter import DataStreamWriter
 
 from spark_impl.hadoop_fs import HadoopFS
 from spark_impl.reduce_view import InvalidDelta, MaintainedView, invalid_delta_in, maintained_view
 from spark_impl.reducers import SparkReducer
 
 Sink = Callable[[DataFrame, int], None]
+
+#: Streaming queries start one at a time: a transformWithStateInPandas query's start
+#: launches a driver-side Python worker, and concurrent starts were seen to time out
+#: waiting for it ("Python worker failed to connect back").
+_STARTING = threading.Lock()
+
+#: A Python worker that did not start within Spark's fixed timeout (a loaded machine):
+#: the micro-batch is uncommitted, so the query is restarted and runs it again.
+TRANSIENT = "Python worker failed to connect back"
+RETRIES = 3
 
 
 class ViewRunner:
@@ -52,12 +64,15 @@ class ViewRunner:
 
     def _start(self) -> StreamingQuery:
         if self.query is None or not self.query.isActive:
-            self.query = (self.view.updates.writeStream.outputMode("update")
-                          .foreachBatch(self._handle)
-                          .option("checkpointLocation", f"{self.root}/checkpoint")
-                          .trigger(processingTime="0 seconds")
-                          .start())
+            with _STARTING:
+                self.query = self._writer().start()
         return self.query
+
+    def _writer(self) -> DataStreamWriter:
+        return (self.view.updates.writeStream.outputMode("update")
+                .foreachBatch(self._handle)
+                .option("checkpointLocation", f"{self.root}/checkpoint")
+                .trigger(processingTime="0 seconds"))
 
     def _handle(self, batch: DataFrame, batch_id: int) -> None:
         batch.persist()
@@ -84,16 +99,20 @@ class ViewRunner:
         self._run(target)
 
     def _run(self, target: str) -> None:
-        query = self._start()
-        self.refusal = None
-        try:
-            query.processAllAvailable()
-        except Exception as error:  # noqa: BLE001 (a refusal is translated, the rest re-raised)
-            refused = self.refusal or invalid_delta_in(error)
-            if refused is None:
-                raise
-            self._skip(target)
-            raise refused from None
+        for attempt in range(1, RETRIES + 1):
+            query = self._start()
+            self.refusal = None
+            try:
+                query.processAllAvailable()
+                return
+            except Exception as error:  # noqa: BLE001 (a refusal is translated, the rest re-raised)
+                refused = self.refusal or invalid_delta_in(error)
+                if refused is not None:
+                    self._skip(target)
+                    raise refused from None
+                if TRANSIENT not in str(error) or attempt == RETRIES:
+                    raise
+                self.query = None  # the micro-batch was not committed: run it again
 
     def _skip(self, target: str) -> None:
         """Empty the refused batch's folder and re-run its micro-batch from the checkpoint."""
@@ -102,7 +121,13 @@ class ViewRunner:
         self.query = None
         self._start().processAllAvailable()
 
+    def committed(self) -> bool:
+        """Whether a micro-batch has been committed (before one, the view is empty)."""
+        return any(name.isdigit() for name in self.fs.names(f"{self.root}/checkpoint/commits"))
+
     def read_view(self) -> DataFrame:
+        if not self.committed():
+            return self.spark.createDataFrame([], "key string, accumulator string")
         return self.view.read_view(self.spark, f"{self.root}/checkpoint")
 
     def stored_sizes(self) -> dict[str, int]:
