@@ -154,20 +154,30 @@ def run_cases(factory: Callable[[str], Any], cases: Sequence[Any],
     """Every case, ``workers`` at a time on the shared session; results in case order.
 
     With ``spark``, the fixpoint cases and the reduce cases run in lockstep
-    (:func:`run_fixpoint_lockstep`, :func:`run_reduce_lockstep`), alongside the
+    (:func:`run_fixpoint_lockstep`, :func:`run_reduce_lockstep`), the stream
+    cases in one streaming query (:func:`run_stream_lockstep`), alongside the
     others, which run concurrently.
     """
     fix = [c for c in cases if spark is not None and c.area == "fixpoint" and _fixpoint_lockstep_ok(c)]
     red = [c for c in cases if spark is not None and c.area == "reduce" and _reduce_lockstep_ok(c)]
-    chosen = {id(c) for c in (*fix, *red)}
+    streams = [c for c in cases if spark is not None and c.area == "stream"]
+    chosen = {id(c) for c in (*fix, *red, *streams)}
     rest = [c for c in cases if id(c) not in chosen]
     with ThreadPoolExecutor(max_workers=workers) as pool:
         together = [pool.submit(run, spark, group) for run, group in
-                    ((run_fixpoint_lockstep, fix), (run_reduce_lockstep, red)) if group]
+                    ((run_fixpoint_lockstep, fix), (run_reduce_lockstep, red),
+                     (run_stream_lockstep, streams)) if group]
         separate = list(pool.map(lambda c: run_case(factory, c), rest))
         joint = [r for future in together for r in future.result()]
     results = {r.case_id: r for r in (*separate, *joint)}
     return [results[c.id] for c in cases]
+
+
+def run_stream_lockstep(spark: Any, cases: Sequence[Any]) -> list[CaseResult]:
+    """Every cut of every stream case in one streaming query (:mod:`spark_impl.protocol.stream`)."""
+    from spark_impl.protocol.stream import run_stream_lockstep as run_together
+
+    return run_together(spark, cases)
 
 
 # --- fixpoint cases in lockstep: one engine, one job per round for all of them ---------
