@@ -13,7 +13,8 @@ own state). The output rows are ``(run, part, ord, value)``, ``value`` an output
 element as JSON text (null for a marker); :func:`output_of` turns a run's rows
 into the processor's output as the suite writes it. The processor runs as a
 ``transformWithStateInPandas`` operator (:mod:`spark_impl.streams.operator`);
-the session's state store provider is set to RocksDB, which it needs.
+the session's state store provider is set to RocksDB, which it needs (with
+changelog checkpointing: a commit writes the batch's changes only).
 """
 
 from __future__ import annotations
@@ -26,7 +27,14 @@ from pyspark.sql import functions as F
 
 from spark_impl.streams.assemble import assemble
 from spark_impl.streams.kernels import KERNELS, kernel
-from spark_impl.streams.operator import OUTPUT_SCHEMA, PROVIDER, ROCKSDB, apply_processors, spec_of
+from spark_impl.streams.operator import (
+    CHANGELOG,
+    OUTPUT_SCHEMA,
+    PROVIDER,
+    ROCKSDB,
+    apply_processors,
+    spec_of,
+)
 
 Value = Any
 
@@ -46,6 +54,7 @@ def named_processor(name: str, params: Mapping[str, Value] | None = None) -> Cal
 
     def apply(items: DataFrame) -> DataFrame:
         items.sparkSession.conf.set(PROVIDER, ROCKSDB)
+        items.sparkSession.conf.set(CHANGELOG, "true")
         run = F.col("run") if "run" in items.columns else F.lit("")
         return apply_processors(items.select(F.lit(spec).alias("spec"), run.cast("string").alias("run"),
                                              F.col("pos").cast("bigint").alias("pos"),

@@ -37,7 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from spark_impl.errors import SparkEngineError
-from spark_impl.streams.store import Store
+from spark_impl.streams.store import MapSlot, Store
 from spark_impl.values import decode, encode
 
 Value = Any
@@ -226,7 +226,7 @@ class Bilinear(Kernel):
         d2 = [row for _, (side, row) in items if side == "R"]
         e1 = store.list_all("l") if d2 else []
         e2 = store.list_all("r") if d1 else []
-        out = [(0, 0, encode((x, y))) for x in e1 + d1 for y in d2]
+        out: list[Out] = [(0, 0, encode((x, y))) for x in e1 + d1 for y in d2]
         out += [(0, 0, encode((x, y))) for x in d1 for y in e2]
         store.list_extend("l", d1)
         store.list_extend("r", d2)
@@ -379,16 +379,16 @@ class TransitiveClosureLoop(Kernel):
 
     def step(self, store: Store, items: Sequence[tuple[int, Value]]) -> list[Out]:
         r = store.get("a") or 0
-        last: list[tuple[str, str]] = [tuple(p) for p in store.get("b") or []]  # type: ignore[misc]
-        cache: dict[tuple[str, str], list[str]] = {}
-        dirty: set[tuple[str, str]] = set()
+        last: list[tuple[str, str]] = [(p[0], p[1]) for p in store.get("b") or []]
+        cache: dict[tuple[MapSlot, str], list[str]] = {}
+        dirty: set[tuple[MapSlot, str]] = set()
 
-        def entry(slot: str, node: str) -> list[str]:
+        def entry(slot: MapSlot, node: str) -> list[str]:
             if (slot, node) not in cache:
-                cache[(slot, node)] = list(store.map_get(slot, node) or [])  # type: ignore[arg-type]
+                cache[(slot, node)] = list(store.map_get(slot, node) or [])
             return cache[(slot, node)]
 
-        def add(slot: str, node: str, other: str) -> bool:
+        def add(slot: MapSlot, node: str, other: str) -> bool:
             row = entry(slot, node)
             if other in row:
                 return False
@@ -411,7 +411,7 @@ class TransitiveClosureLoop(Kernel):
                 out.append((r, 0, encode((decode(x), decode(z)))))
             last = fresh
         for slot, node in dirty:
-            store.map_put(slot, node, cache[(slot, node)])  # type: ignore[arg-type]
+            store.map_put(slot, node, cache[(slot, node)])
         store.put("a", r)
         store.put("b", last)
         return out

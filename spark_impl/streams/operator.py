@@ -26,7 +26,7 @@ from typing import Any
 
 import pandas as pd
 from pyspark.sql import DataFrame
-from pyspark.sql.streaming import StatefulProcessor
+from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 
 from spark_impl.streams.kernels import Kernel, kernel
 from spark_impl.streams.store import HandleStore
@@ -36,6 +36,7 @@ Value = Any
 
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 PROVIDER = "spark.sql.streaming.stateStore.providerClass"
+CHANGELOG = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
 
 #: the items a processor reads: ``item`` is the canonical JSON text of one input item
 INPUT_SCHEMA = "spec string, run string, pos bigint, item string"
@@ -62,7 +63,7 @@ def _keyed(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         yield frame.assign(key=keys)[["spec", "run", "key", "pos", "item"]]
 
 
-class NamedProcessorOperator(StatefulProcessor):  # type: ignore[misc]
+class NamedProcessorOperator(StatefulProcessor):
     """The ``transformWithStateInPandas`` processor: one kernel step per group and
     micro-batch, its state in the state variables of :class:`HandleStore`."""
 

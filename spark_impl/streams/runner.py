@@ -28,12 +28,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
 from spark_impl.errors import SparkEngineError
 from spark_impl.streams.assemble import Row, assemble
 from spark_impl.streams.kernels import Kernel, kernel
-from spark_impl.streams.operator import INPUT_SCHEMA, PROVIDER, ROCKSDB, apply_processors, spec_of
+from spark_impl.streams.operator import (
+    CHANGELOG,
+    INPUT_SCHEMA,
+    PROVIDER,
+    ROCKSDB,
+    apply_processors,
+    spec_of,
+)
 from spark_impl.values import encode
 
 Value = Any
@@ -65,6 +72,8 @@ def stream_session(spark: SparkSession, shuffle_partitions: int | None = None) -
     (and its own shuffle partition count, the stateful operator's parallelism)."""
     child = spark.newSession()
     child.conf.set(PROVIDER, ROCKSDB)
+    # a commit writes the batch's changes, not a snapshot of the whole store
+    child.conf.set(CHANGELOG, "true")
     child.conf.set("spark.sql.streaming.numRecentProgressUpdates", str(RECENT_PROGRESS))
     if shuffle_partitions is not None:
         child.conf.set("spark.sql.shuffle.partitions", str(shuffle_partitions))
@@ -86,13 +95,19 @@ def _checked(job: Job) -> tuple[Kernel, list[list[tuple[int, str]]]]:
     return step, rows
 
 
-def _write_batches(folder: str, batches: list[list[str]]) -> None:
+def write_batches(folder: str, batches: list[list[str]]) -> None:
+    """Batch ``j`` (JSON lines of :data:`INPUT_SCHEMA`) as the ``j``-th file of ``folder``."""
     start = time.time() - len(batches) - 10
     for j, lines in enumerate(batches):
         path = os.path.join(folder, f"batch-{j:06d}.json")
         with open(path, "w", encoding="utf-8") as out:
             out.writelines(line + "\n" for line in lines)
         os.utime(path, (start + j, start + j))  # the source orders files by modification time
+
+
+def items_stream(session: SparkSession, folder: str) -> DataFrame:
+    """The items of ``folder``'s files as a stream, one file per micro-batch."""
+    return session.readStream.schema(INPUT_SCHEMA).option("maxFilesPerTrigger", 1).json(folder)
 
 
 def run_jobs(spark: SparkSession, jobs: Sequence[Job], shuffle_partitions: int | None = None) -> Outcome:
@@ -130,9 +145,8 @@ def _query(spark: SparkSession, files: list[list[str]],
     try:
         source, checkpoint = os.path.join(folder, "in"), os.path.join(folder, "checkpoint")
         os.makedirs(source)
-        _write_batches(source, files)
-        items = session.readStream.schema(INPUT_SCHEMA).option("maxFilesPerTrigger", 1).json(source)
-        query = (apply_processors(items).writeStream.format("memory").queryName(name)
+        write_batches(source, files)
+        query = (apply_processors(items_stream(session, source)).writeStream.format("memory").queryName(name)
                  .outputMode("append").option("checkpointLocation", checkpoint)
                  .trigger(availableNow=True).start())
         query.awaitTermination()
