@@ -82,8 +82,10 @@ def deciles(values: list[float]) -> list[float]:
     return [statistics.median(values[n * d // 10:max(n * (d + 1) // 10, n * d // 10 + 1)]) for d in range(10)]
 
 
-def run(processor: str, items: list[Any], batches: int, shuffle_partitions: int) -> dict[str, Any]:
-    spark = build_session(app_name="incspec-stream-bench")
+def run(processor: str, items: list[Any], batches: int, shuffle_partitions: int,
+        spark: Any = None) -> dict[str, Any]:
+    """Run ``processor`` over ``items`` cut into ``batches`` micro-batches; the figures."""
+    spark = spark or build_session(app_name="incspec-stream-bench")
     session = stream_session(spark, shuffle_partitions)
     spec = spec_of(processor, {})
     size = -(-len(items) // batches)

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -53,7 +54,11 @@ def run_stream_lockstep(spark: SparkSession, cases: Sequence[Any]) -> list[CaseR
             jobs.append(Job(setup["processor"], _json(setup.get("params", {})),
                             [list(b) for b in step.args.get("batches", ())]))
             places.append((i, j))
-    outcome = run_jobs(spark, jobs)
+    try:
+        outcome = run_jobs(spark, jobs)
+    except Exception as exc:  # noqa: BLE001 - a failed query is every stream case's result
+        message = "".join(traceback.format_exception_only(exc)).strip()
+        return [CaseResult(c.id, "errored", message=message) for c in cases]
     for (i, j), out in zip(places, outcome.outputs, strict=True):
         observations[i][j] = ({"error": out.error_class} if isinstance(out, SparkEngineError)
                               else {"output": _json(out)})

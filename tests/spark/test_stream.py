@@ -87,6 +87,19 @@ def test_the_public_api_runs_one_micro_batch_per_batch(spark: Any) -> None:
     assert output_of("tcp_receiver", {}, rows) == run_named("tcp_receiver", {}, batches)
 
 
+def test_the_state_store_holds_what_the_receiver_buffers(spark: Any) -> None:
+    """Spark's count of state rows (the figure the benchmark reports) sees the
+    packets the receiver holds ahead of the next number, and their removal."""
+    from spark_impl.streams.runner import Job, run_jobs
+
+    ahead = [[i, i] for i in range(1, 41)]
+    batches: list[list[Any]] = [ahead, [[0, 0]], ["tick"]]
+    outcome = run_jobs(spark, [Job("tcp_receiver", {}, batches)])
+    assert outcome.outputs == [run_named("tcp_receiver", {}, batches)]
+    rows = [p["stateOperators"][0]["numRowsTotal"] for p in outcome.progress]
+    assert rows == [1 + 40, 1, 1]
+
+
 def test_malformed_items_and_unknown_processors_are_refused(spark: Any) -> None:
     from spark_impl.protocol.stream import SparkStreamEngine
 
