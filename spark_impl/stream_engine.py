@@ -43,7 +43,10 @@ about 3.5 min end to end. ``python -m benchmarks.stream_bench`` (TCP receiver,
 decile of the run 6.2, 3.9, 5.2, 3.0, 3.5, 3.0, 2.8, 2.7, 2.1, 2.5 (no upward
 trend: the work of a batch does not grow with the input seen; the downward
 drift is the machine's load falling), first micro-batch 82 s; state rows at
-most 2 (the next number and one packet held ahead), as §3.9 bounds it.
+most 2 (the next number and one packet held ahead), as §3.9 bounds it. The
+set difference with ticks (``--processor set_difference_ticks --items 200000``,
+strata of 1000 items, state by map entries per item): 5.9, 4.2, 2.8, 2.3, 2.3,
+2.2, 2.1, 1.7, 2.1, 2.1 s per decile, state rows 502 throughout (two strata).
 """
 
 from __future__ import annotations
