@@ -18,6 +18,7 @@ from the driver to a local folder: with a cluster master, point
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
@@ -159,3 +160,5 @@ def _query(spark: SparkSession, files: list[list[str]],
         return collected, Outcome([], batches, progress)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        # the state store's background maintenance may still write snapshots there
+        atexit.register(shutil.rmtree, folder, True)
