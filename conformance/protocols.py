@@ -212,7 +212,18 @@ class LockstepFixpointEngine(Protocol):
     ) -> Mapping[CaseTag, FixpointObservation | EngineError]: ...
 
 
-LockstepEngine = LockstepReduceEngine | LockstepFixpointEngine
+@runtime_checkable
+class LockstepStreamEngine(Protocol):
+    work_per_case: bool
+
+    def admits(self, ops: Sequence[str]) -> bool: ...
+
+    def run(
+        self, batch: Mapping[CaseTag, tuple[str, Mapping[str, Value], Sequence[Sequence[Value]]]]
+    ) -> Mapping[CaseTag, Sequence[Value] | EngineError]: ...
+
+
+LockstepEngine = LockstepReduceEngine | LockstepFixpointEngine | LockstepStreamEngine
 
 
 # --- implementations ---------------------------------------------------------

@@ -86,6 +86,10 @@ class SparkImplementation:
             return SparkLockstepReduce(self.spark)
         if area == "fixpoint":
             return SparkLockstepFixpoint(self.spark)
+        if area == "stream":
+            from spark_impl.protocol.stream import SparkLockstepStream
+
+            return SparkLockstepStream(self.spark)
         return None
 
 
