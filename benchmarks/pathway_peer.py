@@ -97,7 +97,7 @@ def _run(request: dict[str, Any]) -> dict[str, Any]:
             dst: int
 
     table = pw.io.python.read(Feeder(), schema=Row, autocommit_duration_ms=None)
-    ticker = table.reduce(s=pw.reducers.sum(table.rid), n=pw.reducers.count())
+    ticker = table.reduce(s=pw.reducers.sum(table.rid), n=pw.reducers.count())  # type: ignore[no-untyped-call]
     tick = ticker.select(a=TICK, b=ticker.s, c=ticker.n)
     if is_reduce:
         main = _reduce_view(pw, table, request["variant"])

@@ -63,9 +63,9 @@ def plot(results: dict[str, Any], bench: str, path: str) -> str | None:
     for engine, per in sorted(data.items()):
         role = next(iter(per.values()))["role"]
         style = STYLE.get(role, "-")
-        for ax, pick, xs_of in ((left, lambda s, b: b == fixed_batch, lambda s, b: s),
-                                (right, lambda s, b: s == largest, lambda s, b: b)):
-            chosen = sorted((xs_of(s, b), e) for (s, b), e in per.items() if pick(s, b))
+        by_size = sorted((s, e) for (s, b), e in per.items() if b == fixed_batch)
+        by_batch = sorted((b, e) for (s, b), e in per.items() if s == largest)
+        for ax, chosen in ((left, by_size), (right, by_batch)):
             if not chosen:
                 continue
             xs = [x for x, _ in chosen]

@@ -1,7 +1,7 @@
 """Run the benchmarks side by side; write results, plots and tables.
 
     python -m benchmarks.run --quick       # tiny sizes, a few minutes: checks everything runs
-    python -m benchmarks.run --medium      # 10^5..10^6 rows, 10^4..10^5 edges
+    python -m benchmarks.run --medium      # 10^5..10^6 rows, 10^3..10^4 edges
     python -m benchmarks.run               # the full series: 10^6, 10^7, 5·10^7 rows; 10^5..10^7 edges
     python -m benchmarks.run --only reduce --engines spark-builtin,spark-recompute
 
@@ -30,6 +30,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 from benchmarks import engines, harness
@@ -50,20 +51,23 @@ class Preset:
     batches_per_point: int
     #: per engine: the largest stored size it runs at (rows or edges); absent: no cap
     caps: dict[str, int] = field(default_factory=dict)
+    #: seconds of batches per engine and workload, after which its series stops
+    budget_s: float = 60.0
     chain_edges: int = 200
     values_per_key: int = 10
 
 
 PRESETS = {
-    "quick": Preset([10_000, 30_000, 100_000], [100, 1_000], [1_000, 3_000, 10_000], [10, 100], 3,
-                    {"spark-zset": 1_000}, chain_edges=50),
+    "quick": Preset([10_000, 30_000, 100_000], [100, 1_000], [300, 1_000, 3_000], [10, 100], 2,
+                    {"spark-zset": 300}, chain_edges=30, budget_s=20),
     "medium": Preset([100_000, 300_000, 1_000_000], [100, 1_000, 10_000, 100_000],
-                     [10_000, 30_000, 100_000], [10, 100, 1_000], 5,
-                     {"oracle-incremental": 300_000, "oracle-naive": 300_000, "spark-zset": 3_000}),
+                     [1_000, 3_000, 10_000], [10, 100], 5,
+                     {"oracle-incremental": 300_000, "oracle-naive": 300_000, "spark-zset": 1_000},
+                     chain_edges=100, budget_s=90),
     "full": Preset([1_000_000, 10_000_000, 50_000_000], [100, 1_000, 10_000, 100_000, 1_000_000],
                    [100_000, 1_000_000, 10_000_000], [10, 100, 1_000, 10_000], 5,
                    {"oracle-incremental": 1_000_000, "oracle-naive": 1_000_000, "spark-zset": 10_000,
-                    "spark-python": 10_000_000}, chain_edges=1_000),
+                    "spark-python": 10_000_000}, chain_edges=1_000, budget_s=1800),
 }
 
 REDUCE_ENGINES = ["spark-builtin", "spark-python", "spark-recompute", "pathway-builtin", "pathway-custom",
@@ -153,8 +157,18 @@ class Runner:
                 runner = engines.OracleReduce(incremental=name == "oracle-incremental")
             heap = self.heap if name.startswith("spark") else None
             self.runs.append(harness.measure_inprocess("reduce", runner, workload, schedule,
-                                                       lambda r=runner: r.load(table), heap, agreement, _log))
+                                                       partial(runner.load, table), heap, agreement, _log,
+                                                       self.preset.budget_s))
         os.remove(table.path)
+
+    def _reach_runner(self, name: str) -> Any:
+        if name == "spark-fixpoint":
+            return engines.SparkReach(self.spark)
+        if name == "spark-zset":
+            return engines.SparkZSetReach(self.spark)
+        if name == "spark-recompute":
+            return engines.SparkReachRecompute(self.spark)
+        return engines.OracleReach(incremental=name == "oracle-incremental")
 
     def reach(self, workload: GraphWorkload) -> None:
         _log(f"reach: {workload.describe()}")
@@ -172,14 +186,11 @@ class Runner:
                 peer = engines.PathwayPeer("iterate")
                 self.runs.append(harness.measure_peer("reach", peer, workload, schedule, agreement, _log))
                 continue
-            runner: Any = {"spark-fixpoint": lambda: engines.SparkReach(self.spark),
-                           "spark-zset": lambda: engines.SparkZSetReach(self.spark),
-                           "spark-recompute": lambda: engines.SparkReachRecompute(self.spark),
-                           "oracle-incremental": lambda: engines.OracleReach(True),
-                           "oracle-naive": lambda: engines.OracleReach(False)}[name]()
+            runner = self._reach_runner(name)
             heap = self.heap if name.startswith("spark") else None
             self.runs.append(harness.measure_inprocess("reach", runner, workload, schedule,
-                                                       lambda r=runner: r.make(graph), heap, agreement, _log))
+                                                       partial(runner.make, graph), heap, agreement, _log,
+                                                       self.preset.budget_s))
         os.remove(graph.edges.path)
 
 

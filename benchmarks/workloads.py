@@ -125,8 +125,9 @@ class ReduceWorkload:
     def _key_probabilities(self) -> np.ndarray | None:
         if self.skew == "uniform":
             return None
-        weights = 1.0 / np.arange(1, self.keys + 1, dtype=np.float64) ** self.zipf_s
-        return weights / weights.sum()
+        weights: np.ndarray = 1.0 / np.arange(1, self.keys + 1, dtype=np.float64) ** self.zipf_s
+        probabilities: np.ndarray = weights / weights.sum()
+        return probabilities
 
     def intent(self) -> Intent:
         """Stored rows: exactly ``rows``; distinct keys: their expectation ±3% (+3)."""

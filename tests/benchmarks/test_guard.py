@@ -6,6 +6,7 @@ key a single distinct value: its 10^6 nominal rows are 10^5 stored rows.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,7 @@ import pytest
 
 from benchmarks import guard, harness
 from benchmarks.engines import OracleReduce, Table
-from benchmarks.workloads import Bound, Intent, ReduceWorkload
+from benchmarks.workloads import Bound, Intent, KeySkew, ReduceWorkload
 
 
 def old_generator(rows: int, keys: int) -> tuple[np.ndarray, np.ndarray]:
@@ -34,8 +35,9 @@ def test_guard_refuses_the_old_generator_at_its_own_proportions() -> None:
 
 
 def test_guard_accepts_what_the_generators_make() -> None:
-    for skew in ("uniform", "zipf"):
-        spec = ReduceWorkload(200_000, 20_000, skew)  # type: ignore[arg-type]
+    skews: tuple[KeySkew, ...] = ("uniform", "zipf")
+    for skew in skews:
+        spec = ReduceWorkload(200_000, 20_000, skew)
         frame = spec.stream().initial()
         guard.check(skew, spec.intent(), guard.measure_rows(frame["k"].to_numpy(), frame["v"].to_numpy()))
 
@@ -106,7 +108,7 @@ def test_two_engines_on_the_same_stream_store_the_same_and_are_checked() -> None
     for incremental in (True, False):
         runner = OracleReduce(incremental)
         table = Table(workload.stream().initial(), "unused.parquet")
-        rec = harness.measure_inprocess("reduce", runner, workload, [(200, 2)], lambda r=runner, t=table: r.load(t),
+        rec = harness.measure_inprocess("reduce", runner, workload, [(200, 2)], partial(runner.load, table),
                                         None, agreement, lambda _: None)
         assert rec["status"] == "ok", rec.get("reason")
     assert agreement.first == "oracle-incremental"

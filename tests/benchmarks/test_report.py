@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ def _results() -> dict[str, Any]:
             runner = OracleReduce(incremental)
             table = Table(workload.stream().initial(), "unused.parquet")
             runs.append(harness.measure_inprocess("reduce", runner, workload, [(10, 2), (100, 2)],
-                                                  lambda r=runner, t=table: r.load(t), None, agreement,
+                                                  partial(runner.load, table), None, agreement,
                                                   lambda _: None))
     for edges in (300, 600):
         gw = GraphWorkload(edges)
@@ -33,7 +34,7 @@ def _results() -> dict[str, Any]:
         for incremental in (True, False):
             reach = OracleReach(incremental)
             runs.append(harness.measure_inprocess("reach", reach, gw, [(4, 2)],
-                                                  lambda r=reach, g=graph: r.make(g), None, agreement, lambda _: None))
+                                                  partial(reach.make, graph), None, agreement, lambda _: None))
     skipped = harness._record("reduce", "pathway-builtin", "peer", ReduceWorkload(2_000, 200))
     skipped.update(status="skipped", reason="not installed")
     runs.append(skipped)
