@@ -17,9 +17,9 @@ fresh ones, so the collection keeps its size.
 
 Reachability (:class:`GraphWorkload`): ``edges`` distinct directed edges,
 roots ``0..roots-1``, of one shape: ``random`` (uniform endpoints), ``power``
-(targets Zipf-skewed: a few hubs), ``chain`` (``0 → 1 → … → n-1``: one
+(half the sources Zipf-skewed: hubs of high out-degree, the roots among them), ``chain`` (``0 → 1 → … → n-1``: one
 cascade as deep as the graph) or ``grid`` (right and down edges of a square
-grid: cascades of depth ``2√n``). A batch of ``b`` changes removes ``b/2``
+grid, plus diagonals up to ``edges``: cascades of depth ``~2√n``). A batch of ``b`` changes removes ``b/2``
 live edges and adds ``b/2``: the edges removed earliest first (so a chain
 heals), then fresh ones of the same shape, keeping the edge count.
 
@@ -219,9 +219,10 @@ class GraphWorkload:
 
     @property
     def side(self) -> int:
-        """A grid's side: the smallest with ``2·side·(side-1) >= edges``."""
+        """A grid's side: the largest with ``2·side·(side-1) <= edges`` (the surplus
+        edges are diagonals, so every node stays reachable from the corner)."""
         side = 2
-        while 2 * side * (side - 1) < self.edges:
+        while 2 * (side + 1) * side <= self.edges:
             side += 1
         return side
 
@@ -232,8 +233,7 @@ class GraphWorkload:
         """Stored edges: exactly ``edges``; live nodes: at least a share of the graph
         (chain and grid: every node; random and power: half of them), so that the
         cascades measured are not trivially short."""
-        live_low = self.nodes if self.shape == "chain" else (
-            0.95 * self.nodes if self.shape == "grid" else 0.5 * self.nodes)
+        live_low = self.nodes if self.shape in ("chain", "grid") else 0.5 * self.nodes
         return Intent(nominal=self.describe(),
                       expected={"edges": Bound.exactly(self.edges),
                                 "live": Bound(live_low, self.nodes)})
@@ -288,9 +288,8 @@ class GraphStream:
             cells = np.arange(side * side, dtype=np.int64)
             right = cells[(cells % side) < side - 1]
             down = cells[cells < side * (side - 1)]
-            src = np.r_[right, down][: s.edges]
-            dst = np.r_[right + 1, down + side][: s.edges]
-            return src, dst
+            diagonal = right[right < side * (side - 1)][: s.edges - len(right) - len(down)]
+            return np.r_[right, down, diagonal], np.r_[right + 1, down + side, diagonal + side + 1]
         edges: dict[tuple[int, int], None] = {}
         while len(edges) < s.edges:
             u, v = self._random_pairs(2 * (s.edges - len(edges)) + 16)
@@ -303,12 +302,15 @@ class GraphStream:
         return pairs[:, 0], pairs[:, 1]
 
     def _random_pairs(self, m: int) -> tuple[np.ndarray, np.ndarray]:
+        v = self.rng.integers(0, self.n, m, dtype=np.int64)
         u = self.rng.integers(0, self.n, m, dtype=np.int64)
         if self.spec.shape == "power":
+            # half the sources Zipf-skewed: hubs of high out-degree, the roots (0..9) first
+            # among them; the other half uniform, so that most nodes have out-edges.
+            # (Zipf *targets* left most nodes unreachable: the guard refused that graph.)
             weights = 1.0 / np.arange(1, self.n + 1, dtype=np.float64) ** self.spec.zipf_s
-            v = self.rng.choice(self.n, size=m, p=weights / weights.sum()).astype(np.int64)
-        else:
-            v = self.rng.integers(0, self.n, m, dtype=np.int64)
+            hubs = self.rng.choice(self.n, size=m, p=weights / weights.sum()).astype(np.int64)
+            u = np.where(self.rng.random(m) < 0.5, hubs, u)
         return u, v
 
     def roots(self) -> list[int]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchmarks.guard import measure_rows
+from benchmarks.engines import Graph, OracleReach, Table
+from benchmarks.guard import check, measure_rows
 from benchmarks.workloads import GraphWorkload, ReduceWorkload
 
 
@@ -63,3 +64,12 @@ def test_a_chain_heals_first() -> None:
     second = stream.batch(10)
     assert set(second.add_edges()) == set(first.remove_edges())  # removed edges come back first
     assert all(v == u + 1 for u, v in first.remove_edges())
+
+
+@pytest.mark.parametrize("shape", ["random", "power", "chain", "grid"])
+def test_every_graph_shape_meets_its_intent_as_the_oracle_stores_it(shape: str) -> None:
+    spec = GraphWorkload(3_000, shape)  # type: ignore[arg-type]
+    stream = spec.stream()
+    oracle = OracleReach(incremental=True)
+    oracle.make(Graph(Table(stream.initial(), "unused.parquet"), stream.roots()))
+    check(shape, spec.intent(), oracle.stored())  # raises StoredSizeMismatch otherwise
