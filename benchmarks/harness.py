@@ -16,9 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import pandas as pd
+
 from benchmarks import guard
 from benchmarks.measure import JvmHeap, load_average, reset_rss_peak, rss_peak_bytes, summary
-from benchmarks.workloads import GraphWorkload, Intent, ReduceWorkload
+from benchmarks.workloads import Digest, GraphWorkload, Intent, ReduceWorkload
 
 Schedule = list[tuple[int, int]]  # (changes per batch, batches)
 
@@ -126,9 +128,16 @@ def measure_peer(bench: str, peer: Any, workload: ReduceWorkload | GraphWorkload
         rec["peer_version"] = out.get("version")
         rec["batches"] = [_batch_entry(b["batch"], b["samples_s"]) for b in out["batches"]]
         stream: Any = workload.stream()
-        for size, count in schedule:  # replay the generator to know what it holds at the end
+        digest = Digest()  # replay the generator: what it holds at the end, what it handed out
+        digest.add(stream.initial())
+        for size, count in schedule:
             for _ in range(count):
-                stream.batch(size)
+                batch = stream.batch(size)
+                for frame in ((batch,) if isinstance(batch, pd.DataFrame) else (batch.removed, batch.added)):
+                    digest.add(frame)
+        if out.get("digest") != digest.hexdigest():
+            raise guard.StoredSizeMismatch(peer.name, ["the child process generated different data "
+                                                       "(stream digests differ)"])
         _check_end(peer.name, intent, rec["stored_end"], stream, agreement)
         log(f"    {peer.name:<20} load {rec['load_s']:7.2f} s   stored at end {_sizes(rec['stored_end'])}")
         for b in rec["batches"]:

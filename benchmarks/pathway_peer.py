@@ -29,7 +29,7 @@ import time
 from typing import Any
 
 from benchmarks.measure import rss_peak_bytes
-from benchmarks.workloads import GraphWorkload, ReduceWorkload
+from benchmarks.workloads import Digest, GraphWorkload, ReduceWorkload
 
 TICK = -1  # the ticker's key: never a real key or node (those are >= 0)
 
@@ -43,6 +43,7 @@ def _run(request: dict[str, Any]) -> dict[str, Any]:
                                             else GraphWorkload(**request["workload"]))
     stream: Any = spec.stream()
     done = threading.Event()
+    digest = Digest()
     out: dict[str, Any] = {"batches": []}
     live = {"rows": 0, "ticker_n": 0}
     cols = ("id", "k", "v") if is_reduce else ("id", "src", "dst")
@@ -62,14 +63,20 @@ def _run(request: dict[str, Any]) -> dict[str, Any]:
             done.clear()
 
         def run(self) -> None:
+            initial = digest.add(stream.initial())
             start = time.perf_counter()
-            self._send(stream.initial(), 1)
+            self._send(initial, 1)
             self._commit_and_wait()
             out["load_s"] = time.perf_counter() - start
             for size, count in schedule:
                 samples = []
                 for _ in range(count):
                     batch = stream.batch(size)
+                    if is_reduce:
+                        digest.add(batch)
+                    else:
+                        digest.add(batch.removed)
+                        digest.add(batch.added)
                     start = time.perf_counter()
                     if is_reduce:
                         self._send(batch[batch["w"] < 0], -1)
@@ -120,6 +127,7 @@ def _run(request: dict[str, Any]) -> dict[str, Any]:
         out["stored"] = {"edges": float(live["ticker_n"]), "live": float(live["rows"])}
     out["rss_peak_bytes"] = rss_peak_bytes()
     out["version"] = pw.__version__
+    out["digest"] = digest.hexdigest()
     return out
 
 

@@ -29,6 +29,7 @@ retract exactly the row that was inserted.
 
 from __future__ import annotations
 
+import hashlib
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -103,6 +104,23 @@ class Growable:
 
     def column(self, name: str) -> np.ndarray:
         return self.cols[name][: self.n]
+
+
+class Digest:
+    """A running SHA-256 of the frames a stream hands out: two processes that claim to
+    feed the same data compare digests (a peer regenerates the stream in a child)."""
+
+    def __init__(self) -> None:
+        self.h = hashlib.sha256()
+
+    def add(self, frame: pd.DataFrame) -> pd.DataFrame:
+        for name in sorted(frame.columns):
+            self.h.update(name.encode())
+            self.h.update(np.ascontiguousarray(frame[name].to_numpy(dtype=np.int64)).tobytes())
+        return frame
+
+    def hexdigest(self) -> str:
+        return self.h.hexdigest()
 
 
 @dataclass(frozen=True)
