@@ -23,9 +23,9 @@ BEGIN, END = "<!-- benchmarks:begin -->", "<!-- benchmarks:end -->"
 
 #: ratio columns "A ÷ B" (median time of A over median time of B: above 1, B is faster)
 RATIOS = {
-    "reduce": [("spark-recompute", "spark-builtin"), ("pathway-builtin", "spark-builtin"),
-               ("pathway-custom", "spark-python"), ("oracle-naive", "oracle-incremental")],
-    "reach": [("spark-recompute", "spark-fixpoint"), ("pathway-iterate", "spark-fixpoint"),
+    "reduce": [("spark-recompute", "spark-builtin"), ("spark-builtin", "pathway-builtin"),
+               ("spark-python", "pathway-custom"), ("oracle-naive", "oracle-incremental")],
+    "reach": [("spark-recompute", "spark-fixpoint"), ("spark-fixpoint", "pathway-iterate"),
               ("spark-recompute", "spark-zset"), ("oracle-naive", "oracle-incremental")],
 }
 ORDER = ["spark-builtin", "spark-python", "spark-fixpoint", "spark-zset", "spark-recompute",
@@ -63,7 +63,7 @@ def batch_table(results: dict[str, Any], bench: str) -> str:
                 cells.append(_ms(entry["median_s"]) if entry else "")
             for a, b in ratios:
                 ea, eb = per[a].get((size, batch)), per[b].get((size, batch))
-                cells.append(f"{ea['median_s'] / eb['median_s']:.2f}" if ea and eb else "")
+                cells.append(f"{ea['median_s'] / eb['median_s']:.3g}" if ea and eb else "")
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
