@@ -232,29 +232,39 @@ def main(argv: list[str] | None = None) -> int:
     _log(f"machine: {info['cores']} cores, load average {info['load_average']}")
     data_dir = tempfile.mkdtemp(prefix="incspec-bench-")
     runner = Runner(preset, selected, spark, data_dir)
+    command = "python -m benchmarks.run" + (f" --{preset_name}" if preset_name != "full" else "") + \
+        "".join(f" --only {o}" for o in (args.only or [])) + (f" --engines {args.engines}" if args.engines else "")
+    os.makedirs(RESULTS, exist_ok=True)
+    path = os.path.join(RESULTS, f"{name}.json")
+
+    def save(complete: bool) -> dict[str, Any]:
+        """The results so far (written after every workload: an interrupted run keeps them)."""
+        results = {"name": name, "created": created, "command": command, "machine": info,
+                   "complete": complete, "elapsed_s": time.perf_counter() - started,
+                   "load_average_end": load_average(),
+                   "params": {"preset": preset_name, **preset.__dict__, "driver_memory": args.driver_memory,
+                              "spark_conf": {k: v for k, v in spark.sparkContext.getConf().getAll()
+                                             if k.startswith("spark.sql")
+                                             or k in ("spark.master", "spark.driver.memory")}},
+                   "runs": runner.runs}
+        with open(path, "w") as out:
+            json.dump(results, out, indent=1)
+        return results
+
     try:
         runner.warm_up()
         reduce_loads, graph_loads = workloads(preset)
         if "reduce" in only:
             for rw in reduce_loads:
                 runner.reduce(rw)
+                save(False)
         if "reach" in only:
             for gw in graph_loads:
                 runner.reach(gw)
+                save(False)
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
-    command = "python -m benchmarks.run" + (f" --{preset_name}" if preset_name != "full" else "") + \
-        "".join(f" --only {o}" for o in (args.only or [])) + (f" --engines {args.engines}" if args.engines else "")
-    results = {"name": name, "created": created, "command": command, "machine": info,
-               "elapsed_s": time.perf_counter() - started, "load_average_end": load_average(),
-               "params": {"preset": preset_name, **preset.__dict__, "driver_memory": args.driver_memory,
-                          "spark_conf": {k: v for k, v in spark.sparkContext.getConf().getAll()
-                                         if k.startswith("spark.sql") or k in ("spark.master", "spark.driver.memory")}},
-               "runs": runner.runs}
-    os.makedirs(RESULTS, exist_ok=True)
-    path = os.path.join(RESULTS, f"{name}.json")
-    with open(path, "w") as out:
-        json.dump(results, out, indent=1)
+    results = save(True)
     plots = {}
     for bench in ("reduce", "reach"):
         png = plot(results, bench, os.path.join(RESULTS, f"{name}-{bench}.png"))
