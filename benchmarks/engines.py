@@ -37,11 +37,13 @@ from spark_impl.fixpoint_engine import IncrementalReachability
 from spark_impl.reduce_engine import IncrementalReduce
 
 #: The Spark reduce engine measured. Constructor ``(spark, reducer, key_type,
-#: value_type)``; methods ``load(df, rows=, values=)``, ``apply(delta, rows=)``;
-#: stored sizes read by :meth:`SparkReduce.stored`.
+#: value_type)``; methods ``load(df, rows=, values=)``, ``apply(delta, rows=)``,
+#: and either ``stored_sizes() -> {"rows": distinct (k, v) rows, "keys": keys of
+#: the view}`` or the current engine's ``store.all()`` and ``view()``.
 SPARK_REDUCE_ENGINE: Callable[..., Any] = IncrementalReduce
 #: The Spark reachability engine measured: ``(spark, node_type)``,
-#: ``make(roots_df, edges_df)``, ``apply(add_edges=, remove_edges=)``.
+#: ``make(roots_df, edges_df)``, ``apply(add_edges=, remove_edges=)``, and either
+#: ``stored_sizes() -> {"edges": ..., "live": ...}`` or ``edges.all()`` and ``current()``.
 SPARK_REACH_ENGINE: Callable[..., Any] = IncrementalReachability
 
 
@@ -134,6 +136,8 @@ class SparkReduce:
     def stored(self) -> dict[str, float]:
         from pyspark.sql import functions as F
 
+        if hasattr(self.engine, "stored_sizes"):
+            return {k: float(v) for k, v in self.engine.stored_sizes().items()}
         rows = self.engine.store.all().where(F.col("w") > 0)
         return {"rows": float(rows.count()), "keys": float(self.engine.view().count())}
 
@@ -219,6 +223,8 @@ class SparkReach:
     def stored(self) -> dict[str, float]:
         from pyspark.sql import functions as F
 
+        if hasattr(self.engine, "stored_sizes"):
+            return {k: float(v) for k, v in self.engine.stored_sizes().items()}
         edges = self.engine.edges.all().where(F.col("w") > 0).count()
         return {"edges": float(edges), "live": float(self.engine.current().count())}
 
