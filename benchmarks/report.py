@@ -116,9 +116,11 @@ def _mb(n: int | None) -> str:
 
 
 def problems(results: dict[str, Any]) -> str:
-    bad = [r for r in results["runs"] if r["status"] != "ok"]
-    return "\n".join(f"- {r['bench']} {r['engine']} at {r['size']:,}: **{r['status']}**: "
-                     f"{r.get('reason', '')[:300]}" for r in bad)
+    """Runs refused by the guard, failed, skipped, or cut short by the time budget."""
+    bad = [r for r in results["runs"] if r["status"] != "ok" or "truncated" in r]
+    return "\n".join(f"- {r['bench']} {r['engine']} ({_shape(r)}) at {r['size']:,}: "
+                     f"**{r['status'] if r['status'] != 'ok' else 'truncated'}**: "
+                     f"{(r.get('reason') or r.get('truncated') or '')[:300]}" for r in bad)
 
 
 def markdown(results: dict[str, Any], results_path: str, plot_paths: dict[str, str]) -> str:
@@ -146,7 +148,8 @@ def markdown(results: dict[str, Any], results_path: str, plot_paths: dict[str, s
         parts += [batch_table(results, bench), throughput_table(results, bench), load_table(results, bench)]
     bad = problems(results)
     if bad:
-        parts += ["Refused or failed:", "", bad, ""]
+        parts += ["Refused, failed, skipped or cut short (the series stops once an engine's "
+                  "batches have taken the preset's time budget):", "", bad, ""]
     return "\n".join(parts).rstrip() + "\n"
 
 

@@ -73,7 +73,7 @@ def test_the_table_shows_each_median_and_ratio_of_the_results(results: dict[str,
 
 def test_the_readme_section_is_replaced_between_markers(results: dict[str, Any]) -> None:
     section = report.markdown(results, "benchmarks/results/tiny.json", {"reduce": "r.png"})
-    assert "![reduce](r.png)" in section and "pathway-builtin at 2,000: **skipped**: not installed" in section
+    assert "![reduce](r.png)" in section and "pathway-builtin (uniform) at 2,000: **skipped**: not installed" in section
     before = f"# Title\n\n## Performance\n\n{report.BEGIN}\nold table\n{report.END}\n\n## Next\n"
     after = report.update_readme(before, section)
     assert "old table" not in after and section in after
