@@ -60,7 +60,8 @@ def plot(results: dict[str, Any], bench: str, path: str) -> str | None:
     largest = max(sizes)
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.6))
     unit = "rows" if bench == "reduce" else "edges"
-    for engine, per in sorted(data.items()):
+    for index, (engine, per) in enumerate(sorted(data.items())):
+        colour = f"C{index % 10}"  # one colour per engine in both panels
         role = next(iter(per.values()))["role"]
         style = STYLE.get(role, "-")
         by_size = sorted((s, e) for (s, b), e in per.items() if b == fixed_batch)
@@ -72,7 +73,8 @@ def plot(results: dict[str, Any], bench: str, path: str) -> str | None:
             med = [e["median_s"] for _, e in chosen]
             lo = [e["median_s"] - e["min_s"] for _, e in chosen]
             hi = [e["max_s"] - e["median_s"] for _, e in chosen]
-            ax.errorbar(xs, med, yerr=[lo, hi], linestyle=style, marker="o", capsize=3, label=engine)
+            ax.errorbar(xs, med, yerr=[lo, hi], linestyle=style, marker="o", capsize=3, label=engine,
+                        color=colour)
     left.set_title(f"{bench} ({shape}): per-batch time, {fixed_batch:,} changes per batch")
     left.set_xlabel(f"stored size ({unit})")
     right.set_title(f"{bench} ({shape}): per-batch time at {largest:,} {unit}")
@@ -94,6 +96,6 @@ def plot(results: dict[str, Any], bench: str, path: str) -> str | None:
 
 
 def _most_common_batch(data: dict[str, dict[tuple[int, int], dict[str, Any]]], batches: list[int]) -> int:
-    """The batch size measured at the most (engine, size) points (ties: the larger)."""
+    """The batch size measured at the most (engine, size) points (ties: the nearest to 1,000)."""
     counts = {b: sum(1 for per in data.values() for _, bb in per if bb == b) for b in batches}
-    return max(batches, key=lambda b: (counts[b], b))
+    return max(batches, key=lambda b: (counts[b], -abs(b - 1_000)))
