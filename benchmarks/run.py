@@ -1,51 +1,278 @@
-"""Run every benchmark side by side and print medians and ratios.
+"""Run the benchmarks side by side; write results, plots and tables.
 
-    python -m benchmarks.run                 # the sizes of the issue (10^7 rows, 10^6 edges)
-    python -m benchmarks.run --scale 0.01    # a quick version (seconds)
+    python -m benchmarks.run --quick       # tiny sizes, a few minutes: checks everything runs
+    python -m benchmarks.run --medium      # 10^5..10^6 rows, 10^3..10^4 edges
+    python -m benchmarks.run               # the full series: 10^6, 10^7, 5·10^7 rows; 10^5..10^7 edges
+    python -m benchmarks.run --only reduce --engines spark-builtin,spark-recompute
 
-``--scale`` multiplies every size (rows, keys, batch, edges). Sizes of the
-flatness series: ``--flat 1e6,1e7`` (rows; scaled too).
+Writes ``benchmarks/results/<name>.json`` (machine, parameters, raw
+per-batch timings, stored sizes, memory), ``<name>-reduce.png`` and
+``<name>-reach.png``, and prints the tables (``python -m benchmarks.report``
+regenerates them, and the README's section, from the JSON).
+
+Reduce: a collection of ``rows`` rows over ``rows/10`` keys (10 distinct
+values per key), uniform keys for the scaling series and Zipf-skewed keys at
+the smallest size; batches of signed changes (half deletions of live rows).
+Reachability: random sparse graphs (out-degree 2) for the series; power-law,
+grid and chain graphs at the smallest size. Each engine runs in turn on the
+same seeded data (see :mod:`benchmarks.harness`); engines above their size
+cap (the Python oracle, the Z-set ``iterate``) are skipped and say so.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import partial
+from typing import Any
 
-from benchmarks import fixpoint_bench, reduce_bench
-from spark_impl.session import build_session
+from benchmarks import engines, harness
+from benchmarks.measure import JvmHeap, load_average, machine
+from benchmarks.plots import plot
+from benchmarks.report import markdown
+from benchmarks.workloads import GraphShape, GraphWorkload, KeySkew, ReduceWorkload
+
+RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+
+
+@dataclass(frozen=True)
+class Preset:
+    reduce_sizes: list[int]
+    reduce_batches: list[int]
+    graph_sizes: list[int]
+    graph_batches: list[int]
+    batches_per_point: int
+    #: per engine: the largest stored size it runs at (rows or edges); absent: no cap
+    caps: dict[str, int] = field(default_factory=dict)
+    #: seconds of batches per engine and workload, after which its series stops
+    budget_s: float = 60.0
+    chain_edges: int = 200
+    values_per_key: int = 10
+
+
+PRESETS = {
+    "quick": Preset([10_000, 30_000, 100_000], [100, 1_000], [300, 1_000, 3_000], [10, 100], 2,
+                    {"spark-zset": 300}, chain_edges=30, budget_s=20),
+    "medium": Preset([100_000, 300_000, 1_000_000], [100, 1_000, 10_000, 100_000],
+                     [1_000, 3_000, 10_000], [10, 100], 5,
+                     {"oracle-incremental": 300_000, "oracle-naive": 300_000, "spark-zset": 1_000},
+                     chain_edges=100, budget_s=90),
+    "full": Preset([1_000_000, 10_000_000, 50_000_000], [100, 1_000, 10_000, 100_000, 1_000_000],
+                   [100_000, 1_000_000, 10_000_000], [10, 100, 1_000, 10_000], 5,
+                   {"oracle-incremental": 1_000_000, "oracle-naive": 1_000_000, "spark-zset": 10_000,
+                    "spark-python": 10_000_000}, chain_edges=1_000, budget_s=1800),
+}
+
+REDUCE_ENGINES = ["spark-builtin", "spark-python", "spark-recompute", "pathway-builtin", "pathway-custom",
+                  "oracle-incremental", "oracle-naive"]
+REACH_ENGINES = ["spark-fixpoint", "spark-zset", "spark-recompute", "pathway-iterate",
+                 "oracle-incremental", "oracle-naive"]
+
+
+def _log(line: str) -> None:
+    print(line, flush=True)
+
+
+def _write_table(frame: Any, directory: str, name: str) -> engines.Table:
+    path = os.path.join(directory, f"{name}.parquet")
+    frame.drop(columns=["id"]).to_parquet(path, index=False)
+    return engines.Table(frame, path)
+
+
+def _schedule(batches: list[int], per_point: int, size: int) -> harness.Schedule:
+    return [(b, per_point) for b in batches if b <= size]
+
+
+class Runner:
+    """Runs the selected engines over the preset's workloads and collects the records."""
+
+    def __init__(self, preset: Preset, selected: set[str] | None, spark: Any, data_dir: str) -> None:
+        self.preset, self.selected, self.spark, self.data_dir = preset, selected, spark, data_dir
+        self.heap = JvmHeap(spark)
+        self.runs: list[dict[str, Any]] = []
+        self.pathway_missing = engines.pathway_available()
+
+    def warm_up(self) -> None:
+        """Run the Spark paths once on tiny data, untimed: JVM JIT, Python workers, Arrow."""
+        _log("warming up (untimed)")
+        w = ReduceWorkload(1_000, 100)
+        table = _write_table(w.stream().initial(), self.data_dir, "warm-up-reduce")
+        g = GraphWorkload(100)
+        gs = g.stream()
+        graph = engines.Graph(_write_table(gs.initial(), self.data_dir, "warm-up-edges"), gs.roots())
+        for runner in (engines.SparkReduce(self.spark, "builtin"), engines.SparkReduce(self.spark, "python"),
+                       engines.SparkRecompute(self.spark)):
+            stream = w.stream()
+            runner.load(table)
+            runner.apply(stream.batch(10))
+        for reach in (engines.SparkReach(self.spark), engines.SparkReachRecompute(self.spark)):
+            reach.make(graph)
+            reach.apply(gs.batch(2))
+
+    def _wanted(self, engine: str, size: int) -> str | None:
+        """None when ``engine`` runs at ``size``; else why not."""
+        if self.selected is not None and engine not in self.selected:
+            return "not selected"
+        if engine.startswith("pathway") and self.pathway_missing:
+            return f"pathway cannot be imported here: {self.pathway_missing}"
+        cap = self.preset.caps.get(engine)
+        if cap is not None and size > cap:
+            return f"above its size cap ({cap:,})"
+        return None
+
+    def _skip(self, bench: str, engine: str, workload: Any, reason: str) -> None:
+        if reason != "not selected":
+            rec = harness._record(bench, engine, "", workload)
+            rec.update(status="skipped", reason=reason)
+            self.runs.append(rec)
+            _log(f"    {engine:<20} skipped: {reason}")
+
+    def reduce(self, workload: ReduceWorkload) -> None:
+        _log(f"reduce: {workload.describe()}")
+        table = _write_table(workload.stream().initial(), self.data_dir, f"reduce-{workload.rows}-{workload.skew}")
+        schedule = _schedule(self.preset.reduce_batches, self.preset.batches_per_point, workload.rows)
+        agreement = harness.Agreement()
+        for name in REDUCE_ENGINES:
+            why = self._wanted(name, workload.rows)
+            if why:
+                self._skip("reduce", name, workload, why)
+                continue
+            if name.startswith("pathway"):
+                peer = engines.PathwayPeer(name.removeprefix("pathway-"))
+                self.runs.append(harness.measure_peer("reduce", peer, workload, schedule, agreement, _log))
+                continue
+            runner: Any
+            if name == "spark-recompute":
+                runner = engines.SparkRecompute(self.spark)
+            elif name.startswith("spark-"):
+                runner = engines.SparkReduce(self.spark, name.removeprefix("spark-"))
+            else:
+                runner = engines.OracleReduce(incremental=name == "oracle-incremental")
+            heap = self.heap if name.startswith("spark") else None
+            self.runs.append(harness.measure_inprocess("reduce", runner, workload, schedule,
+                                                       partial(runner.load, table), heap, agreement, _log,
+                                                       self.preset.budget_s))
+        os.remove(table.path)
+
+    def _reach_runner(self, name: str) -> Any:
+        if name == "spark-fixpoint":
+            return engines.SparkReach(self.spark)
+        if name == "spark-zset":
+            return engines.SparkZSetReach(self.spark)
+        if name == "spark-recompute":
+            return engines.SparkReachRecompute(self.spark)
+        return engines.OracleReach(incremental=name == "oracle-incremental")
+
+    def reach(self, workload: GraphWorkload) -> None:
+        _log(f"reach: {workload.describe()}")
+        stream = workload.stream()
+        graph = engines.Graph(_write_table(stream.initial(), self.data_dir,
+                                           f"edges-{workload.edges}-{workload.shape}"), stream.roots())
+        schedule = _schedule(self.preset.graph_batches, self.preset.batches_per_point, workload.edges)
+        agreement = harness.Agreement()
+        for name in REACH_ENGINES:
+            why = self._wanted(name, workload.edges)
+            if why:
+                self._skip("reach", name, workload, why)
+                continue
+            if name.startswith("pathway"):
+                peer = engines.PathwayPeer("iterate")
+                self.runs.append(harness.measure_peer("reach", peer, workload, schedule, agreement, _log))
+                continue
+            runner = self._reach_runner(name)
+            heap = self.heap if name.startswith("spark") else None
+            self.runs.append(harness.measure_inprocess("reach", runner, workload, schedule,
+                                                       partial(runner.make, graph), heap, agreement, _log,
+                                                       self.preset.budget_s))
+        os.remove(graph.edges.path)
+
+
+def workloads(preset: Preset) -> tuple[list[ReduceWorkload], list[GraphWorkload]]:
+    vpk = preset.values_per_key
+    skews: list[KeySkew] = ["uniform"]
+    reduce = [ReduceWorkload(n, max(1, n // vpk), skews[0]) for n in preset.reduce_sizes]
+    reduce.append(ReduceWorkload(preset.reduce_sizes[0], max(1, preset.reduce_sizes[0] // vpk), "zipf"))
+    shapes: list[GraphShape] = ["power", "grid"]
+    graphs = [GraphWorkload(n, "random") for n in preset.graph_sizes]
+    graphs += [GraphWorkload(preset.graph_sizes[0], s) for s in shapes]
+    graphs.append(GraphWorkload(preset.chain_edges, "chain"))
+    return reduce, graphs
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--scale", type=float, default=1.0)
-    parser.add_argument("--batches", type=int, default=8)
-    parser.add_argument("--updates", type=int, default=10)
-    parser.add_argument("--flat", default="1e6,1e7", help="rows of the per-batch flatness series")
-    parser.add_argument("--only", choices=["reduce", "flat", "fixpoint"], action="append")
-    parser.add_argument("--json", help="write the figures to this file")
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_const", const="quick", dest="preset")
+    size.add_argument("--medium", action="store_const", const="medium", dest="preset")
+    parser.add_argument("--only", choices=["reduce", "reach"], action="append")
+    parser.add_argument("--engines", help="comma-separated engine names (default: all)")
+    parser.add_argument("--name", help="results name (default: the preset's)")
+    parser.add_argument("--driver-memory", default="6g")
     args = parser.parse_args(argv)
-    spark = build_session(app_name="incspec-benchmarks")
+    preset_name = args.preset or "full"
+    preset = PRESETS[preset_name]
+    name = args.name or preset_name
+    selected = set(args.engines.split(",")) if args.engines else None
+    only = set(args.only or ["reduce", "reach"])
 
-    def sized(x: float) -> int:
-        return max(1, int(x * args.scale))
+    from spark_impl.session import build_session
 
-    only = set(args.only or ["reduce", "flat", "fixpoint"])
-    figures: dict[str, object] = {"scale": args.scale}
-    if "reduce" in only:
-        figures["reduce"] = reduce_bench.run(spark, sized(1e7), sized(1e5), sized(1e4), args.batches)
-    if "flat" in only:
-        figures["flat"] = [reduce_bench.run(spark, sized(float(r)), sized(1e5), sized(1e4),
-                                            args.batches, python=False)
-                           for r in args.flat.split(",")]
-    if "fixpoint" in only:
-        figures["fixpoint"] = fixpoint_bench.run(spark, sized(2e5), sized(1e6), args.updates)
-    print(json.dumps(figures, indent=1))
-    if args.json:
-        with open(args.json, "w") as out:
-            json.dump(figures, out, indent=1)
+    started = time.perf_counter()
+    created = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    spark = build_session(app_name="incspec-benchmarks", conf={"spark.driver.memory": args.driver_memory})
+    info = machine(str(spark.sparkContext._jvm.java.lang.System.getProperty("java.version")))
+    _log(f"machine: {info['cores']} cores, load average {info['load_average']}")
+    data_dir = tempfile.mkdtemp(prefix="incspec-bench-")
+    runner = Runner(preset, selected, spark, data_dir)
+    command = "python -m benchmarks.run" + (f" --{preset_name}" if preset_name != "full" else "") + \
+        "".join(f" --only {o}" for o in (args.only or [])) + (f" --engines {args.engines}" if args.engines else "")
+    os.makedirs(RESULTS, exist_ok=True)
+    path = os.path.join(RESULTS, f"{name}.json")
+
+    def save(complete: bool) -> dict[str, Any]:
+        """The results so far (written after every workload: an interrupted run keeps them)."""
+        results = {"name": name, "created": created, "command": command, "machine": info,
+                   "complete": complete, "elapsed_s": time.perf_counter() - started,
+                   "load_average_end": load_average(),
+                   "params": {"preset": preset_name, **preset.__dict__, "driver_memory": args.driver_memory,
+                              "spark_conf": {k: v for k, v in spark.sparkContext.getConf().getAll()
+                                             if k.startswith("spark.sql")
+                                             or k in ("spark.master", "spark.driver.memory")}},
+                   "runs": runner.runs}
+        with open(path, "w") as out:
+            json.dump(results, out, indent=1)
+        return results
+
+    try:
+        runner.warm_up()
+        reduce_loads, graph_loads = workloads(preset)
+        if "reduce" in only:
+            for rw in reduce_loads:
+                runner.reduce(rw)
+                save(False)
+        if "reach" in only:
+            for gw in graph_loads:
+                runner.reach(gw)
+                save(False)
+    finally:
+        shutil.rmtree(data_dir, ignore_errors=True)
+    results = save(True)
+    plots = {}
+    for bench in ("reduce", "reach"):
+        png = plot(results, bench, os.path.join(RESULTS, f"{name}-{bench}.png"))
+        if png:
+            plots[bench] = os.path.relpath(png, os.path.dirname(RESULTS) + "/..")
+    rel = os.path.relpath(path, os.path.dirname(RESULTS) + "/..")
+    _log("\n" + markdown(results, rel, plots))
+    _log(f"wrote {rel} and {', '.join(plots.values()) or 'no plots'}")
     return 0
 
 

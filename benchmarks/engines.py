@@ -1,0 +1,497 @@
+"""The engines a benchmark runs, behind two small runner interfaces.
+
+A **reduce runner** maintains the view ``k ↦ (Σ v, count)`` of a collection:
+``load(table)``, ``apply(batch)`` (a batch of signed changes, timed),
+``settle()`` (untimed upkeep between batches) and ``stored()`` (what it holds:
+distinct ``(k, v)`` rows and keys of the view, counted over its own state).
+A **reach runner** maintains the nodes reachable from roots: ``make(graph)``,
+``apply(change)``, ``settle()``, ``stored()`` (distinct edges, live nodes).
+
+Implemented here for: the Spark engines (:data:`SPARK_REDUCE_ENGINE` and
+:data:`SPARK_REACH_ENGINE` name the classes measured: change one line to
+measure another implementation with the same methods), the native Spark
+recompute over the same stored rows, the Z-set dataflow's ``iterate``, the
+reference oracle (its incremental path and its naive from-scratch
+computation), and pathway (:mod:`benchmarks.pathway_peer`, run in a child
+process that regenerates the same seeded data and times itself).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol
+
+import pandas as pd
+
+from benchmarks.workloads import GraphChange, GraphWorkload, ReduceWorkload
+from reference.algebra import Multiset
+from reference.fixpoint.general_pattern import live_set
+from reference.fixpoint.managed import Change, ManagedFixpoint
+from reference.skip.core import Delta, Reducer, apply_delta, reduce, update
+from spark_impl.fixpoint_engine import IncrementalReachability
+from spark_impl.reduce_engine import IncrementalReduce
+
+#: The Spark reduce engine measured. Constructor ``(spark, reducer, key_type,
+#: value_type)``; methods ``load(df, rows=, values=)``, ``apply(delta, rows=)``,
+#: and either ``stored_sizes() -> {"rows": distinct (k, v) rows, "keys": keys of
+#: the view}`` or the current engine's ``store.all()`` and ``view()``.
+SPARK_REDUCE_ENGINE: Callable[..., Any] = IncrementalReduce
+#: The Spark reachability engine measured: ``(spark, node_type)``,
+#: ``make(roots_df, edges_df)``, ``apply(add_edges=, remove_edges=)``, and either
+#: ``stored_sizes() -> {"edges": ..., "live": ...}`` or ``edges.all()`` and ``current()``.
+SPARK_REACH_ENGINE: Callable[..., Any] = IncrementalReachability
+
+
+@dataclass(frozen=True)
+class Table:
+    """A workload's initial data: in memory, and the same rows as one Parquet table."""
+
+    frame: pd.DataFrame
+    path: str
+
+
+@dataclass(frozen=True)
+class Graph:
+    edges: Table
+    roots: list[int]
+
+
+class ReduceRunner(Protocol):
+    name: str
+    role: str  # incremental | recompute | oracle-incremental | oracle-naive
+
+    def load(self, table: Table) -> None: ...
+    def apply(self, batch: pd.DataFrame) -> None: ...
+    def settle(self) -> None: ...
+    def stored(self) -> dict[str, float]: ...
+
+
+class ReachRunner(Protocol):
+    name: str
+    role: str
+
+    def make(self, graph: Graph) -> None: ...
+    def apply(self, change: GraphChange) -> None: ...
+    def settle(self) -> None: ...
+    def stored(self) -> dict[str, float]: ...
+
+
+# --- reducers: (Σ v, count), in each engine's terms ------------------------------------
+
+
+def _add(a: Any, v: Any) -> Any:
+    return (a[0] + v, a[1] + 1)
+
+
+def _remove(a: Any, v: Any) -> Any:
+    return (a[0] - v, a[1] - 1)
+
+
+def spark_reducer(kind: str) -> Any:
+    """``builtin``: a native group reducer (sum, count); ``python``: the same as a
+    Python ``(initial, add, remove)`` folded through Arrow."""
+    from spark_impl.reducers import PythonReducer, mean_state_reducer
+
+    if kind == "builtin":
+        return mean_state_reducer("bigint")
+    return PythonReducer("python_sum_count", (0, 0), _add, _remove)
+
+
+# --- Spark ---------------------------------------------------------------------------
+
+
+def _materialise(df: Any) -> Any:
+    return df.localCheckpoint(eager=True)
+
+
+class SparkReduce:
+    """The Spark incremental reduce engine (:data:`SPARK_REDUCE_ENGINE`)."""
+
+    role = "incremental"
+
+    def __init__(self, spark: Any, kind: str) -> None:
+        self.spark, self.kind = spark, kind
+        self.name = f"spark-{kind}"
+        self.engine: Any = None
+
+    def load(self, table: Table) -> None:
+        from pyspark.sql import functions as F
+
+        self.engine = SPARK_REDUCE_ENGINE(self.spark, spark_reducer(self.kind), "bigint", "bigint")
+        df = self.spark.read.parquet(table.path).select("k", "v", F.lit(1).cast("bigint").alias("w"))
+        self.engine.load(df, rows=len(table.frame), values=len(table.frame))
+
+    def apply(self, batch: pd.DataFrame) -> None:
+        delta = self.spark.createDataFrame(batch[["k", "v", "w"]])
+        self.engine.apply(delta, rows=len(batch))
+
+    def settle(self) -> None:
+        pass
+
+    def stored(self) -> dict[str, float]:
+        from pyspark.sql import functions as F
+
+        if hasattr(self.engine, "stored_sizes"):
+            return {k: float(v) for k, v in self.engine.stored_sizes().items()}
+        rows = self.engine.store.all().where(F.col("w") > 0)
+        return {"rows": float(rows.count()), "keys": float(self.engine.view().count())}
+
+
+class SparkRecompute:
+    """Native recompute: ``groupBy(k).agg(sum(v·w), sum(w))`` over the stored rows,
+    materialised, once per batch. The rows are the same Parquet table plus the
+    batches (a checkpointed base and the pending batches; merged, untimed, when
+    the pending part passes 10% of the base)."""
+
+    name = "spark-recompute"
+    role = "recompute"
+
+    def __init__(self, spark: Any) -> None:
+        self.spark = spark
+        self.base: Any = None
+        self.pending: list[Any] = []
+        self.pending_rows = 0
+        self.base_rows = 0
+
+    def _all(self) -> Any:
+        from functools import reduce as fold
+
+        return fold(lambda a, b: a.unionByName(b), [self.base, *self.pending])
+
+    def load(self, table: Table) -> None:
+        from pyspark.sql import functions as F
+
+        self.base = _materialise(self.spark.read.parquet(table.path)
+                                 .select("k", "v", F.lit(1).cast("bigint").alias("w")))
+        self.base_rows = len(table.frame)
+        self.pending, self.pending_rows = [], 0
+        self._recompute()
+
+    def _recompute(self) -> Any:
+        from pyspark.sql import functions as F
+
+        return _materialise(self._all().groupBy("k").agg(
+            F.sum(F.col("v") * F.col("w")).alias("a0"), F.sum("w").alias("n")).where(F.col("n") > 0))
+
+    def apply(self, batch: pd.DataFrame) -> None:
+        self.pending.append(self.spark.createDataFrame(batch[["k", "v", "w"]]))
+        self.pending_rows += len(batch)
+        self._recompute()
+
+    def settle(self) -> None:
+        from pyspark.sql import functions as F
+
+        if self.pending_rows > 0.1 * max(self.base_rows, 1):
+            self.base = _materialise(self._all().groupBy("k", "v").agg(F.sum("w").alias("w"))
+                                     .where(F.col("w") != 0))
+            self.base_rows = self.base.count()
+            self.pending, self.pending_rows = [], 0
+
+    def stored(self) -> dict[str, float]:
+        from pyspark.sql import functions as F
+
+        rows = self._all().groupBy("k", "v").agg(F.sum("w").alias("w")).where(F.col("w") > 0)
+        return {"rows": float(rows.count()), "keys": float(rows.select("k").distinct().count())}
+
+
+class SparkReach:
+    """The Spark incremental reachability engine (:data:`SPARK_REACH_ENGINE`)."""
+
+    name = "spark-fixpoint"
+    role = "incremental"
+
+    def __init__(self, spark: Any) -> None:
+        self.spark = spark
+        self.engine: Any = None
+
+    def make(self, graph: Graph) -> None:
+        self.engine = SPARK_REACH_ENGINE(self.spark, "bigint")
+        roots = self.spark.createDataFrame([(r,) for r in graph.roots], "node bigint")
+        self.engine.make(roots, self.spark.read.parquet(graph.edges.path).select("src", "dst"))
+
+    def apply(self, change: GraphChange) -> None:
+        self.engine.apply(add_edges=change.add_edges(), remove_edges=change.remove_edges())
+
+    def settle(self) -> None:
+        pass
+
+    def stored(self) -> dict[str, float]:
+        from pyspark.sql import functions as F
+
+        if hasattr(self.engine, "stored_sizes"):
+            return {k: float(v) for k, v in self.engine.stored_sizes().items()}
+        edges = self.engine.edges.all().where(F.col("w") > 0).count()
+        return {"edges": float(edges), "live": float(self.engine.current().count())}
+
+
+class _SparkEdges:
+    """Edges as a checkpointed base (the Parquet table) plus pending signed batches."""
+
+    def __init__(self, spark: Any) -> None:
+        self.spark = spark
+        self.base: Any = None
+        self.pending: list[Any] = []
+        self.pending_rows = 0
+        self.base_rows = 0
+
+    def load(self, table: Table) -> None:
+        from pyspark.sql import functions as F
+
+        self.base = _materialise(self.spark.read.parquet(table.path)
+                                 .select("src", "dst", F.lit(1).cast("bigint").alias("w")))
+        self.base_rows = len(table.frame)
+        self.pending, self.pending_rows = [], 0
+
+    def add(self, change: GraphChange) -> None:
+        frame = pd.concat([change.removed[["src", "dst"]].assign(w=-1),
+                           change.added[["src", "dst"]].assign(w=1)], ignore_index=True)
+        self.pending.append(self.spark.createDataFrame(frame.astype("int64")))
+        self.pending_rows += len(frame)
+
+    def current(self) -> Any:
+        from functools import reduce as fold
+
+        from pyspark.sql import functions as F
+
+        if not self.pending:
+            return self.base.select("src", "dst")
+        rows = fold(lambda a, b: a.unionByName(b), [self.base, *self.pending])
+        return rows.groupBy("src", "dst").agg(F.sum("w").alias("w")).where(F.col("w") > 0)
+
+    def compact(self) -> None:
+        from pyspark.sql import functions as F
+
+        if self.pending_rows > 0.1 * max(self.base_rows, 1):
+            self.base = _materialise(self.current().select("src", "dst", F.lit(1).cast("bigint").alias("w")))
+            self.base_rows = self.base.count()
+            self.pending, self.pending_rows = [], 0
+
+
+class SparkReachRecompute:
+    """Recompute from scratch: the engine's ``make`` (semi-naive BFS rounds as
+    DataFrame joins) over the current edges, once per batch."""
+
+    name = "spark-recompute"
+    role = "recompute"
+
+    def __init__(self, spark: Any) -> None:
+        self.spark = spark
+        self.edges = _SparkEdges(spark)
+        self.live: Any = None
+        self.roots: Any = None
+
+    def _recompute(self) -> None:
+        engine = SPARK_REACH_ENGINE(self.spark, "bigint")
+        self.live, _ = engine.make(self.roots, self.edges.current())
+
+    def make(self, graph: Graph) -> None:
+        self.roots = self.spark.createDataFrame([(r,) for r in graph.roots], "node bigint")
+        self.edges.load(graph.edges)
+        self._recompute()
+
+    def apply(self, change: GraphChange) -> None:
+        self.edges.add(change)
+        self._recompute()
+
+    def settle(self) -> None:
+        self.edges.compact()
+
+    def stored(self) -> dict[str, float]:
+        return {"edges": float(self.edges.current().count()), "live": float(self.live.count())}
+
+
+#: Reachability in the Z-set dataflow language: X = distinct(roots + succ(X)).
+REACH_PROGRAM: dict[str, Any] = {
+    "inputs": ["roots", "edges"],
+    "max_iterations": 100_000,
+    "output": {"op": "iterate", "var": "X", "seed": {"op": "input", "name": "roots"},
+               "body": {"op": "distinct", "arg": {
+                   "op": "plus", "left": {"op": "input", "name": "roots"},
+                   "right": {"op": "map", "fn": "snd", "arg": {"op": "map", "fn": "snd", "arg": {
+                       "op": "join", "left": {"op": "map", "fn": "dup", "arg": {"op": "var", "name": "X"}},
+                       "right": {"op": "input", "name": "edges"}}}}}}},
+}
+
+
+class SparkZSetReach:
+    """Reachability as a Z-set program with ``iterate`` on the Spark Z-set engine."""
+
+    name = "spark-zset"
+    role = "incremental"
+
+    def __init__(self, spark: Any) -> None:
+        self.spark = spark
+        self.flow: Any = None
+
+    def _edge_rows(self, df: Any, weight: int) -> Any:
+        from pyspark.sql import functions as F
+
+        return df.select(F.concat(F.lit("["), F.col("src").cast("string"), F.lit(","),
+                                  F.col("dst").cast("string"), F.lit("]")).alias("e"),
+                         F.lit(weight).cast("bigint").alias("w"))
+
+    def make(self, graph: Graph) -> None:
+        from spark_impl.zset_engine import Program, ZSetDataflow
+
+        self.flow = ZSetDataflow(self.spark, Program.from_json(REACH_PROGRAM))
+        roots = self.spark.createDataFrame([(str(r), 1) for r in graph.roots], "e string, w bigint")
+        self.flow.step({"roots": roots, "edges": self._edge_rows(self.spark.read.parquet(graph.edges.path), 1)})
+
+    def apply(self, change: GraphChange) -> None:
+        removed = self._edge_rows(self.spark.createDataFrame(change.removed[["src", "dst"]]), -1)
+        added = self._edge_rows(self.spark.createDataFrame(change.added[["src", "dst"]]), 1)
+        self.flow.step({"edges": removed.unionByName(added)})
+
+    def settle(self) -> None:
+        pass
+
+    def stored(self) -> dict[str, float]:
+        from pyspark.sql import functions as F
+
+        edges = self.flow.inputs["edges"].where(F.col("w") > 0).count()
+        live = self.flow.integrated[()].where(F.col("w") > 0).count()
+        return {"edges": float(edges), "live": float(live)}
+
+
+# --- the reference oracle ------------------------------------------------------------
+
+ORACLE_REDUCER: Reducer[Any, Any] = Reducer((0, 0), _add, _remove, name="sum_count")
+
+
+def _collection(frame: pd.DataFrame) -> dict[Any, Multiset]:
+    grouped: dict[Any, list[Any]] = {}
+    for k, v in zip(frame["k"].tolist(), frame["v"].tolist(), strict=True):
+        grouped.setdefault(k, []).append(v)
+    return {k: Multiset.from_iterable(vs) for k, vs in grouped.items()}
+
+
+def _delta(batch: pd.DataFrame) -> Delta:
+    plus = batch[batch["w"] > 0]
+    minus = batch[batch["w"] < 0]
+    return Delta(plus=_collection(plus), minus=_collection(minus))
+
+
+class OracleReduce:
+    """``reference.skip``: ``update`` on the touched keys (incremental) or
+    ``reduce`` of the whole collection (naive); both keep ``C • Δ`` with ``apply_delta``."""
+
+    def __init__(self, incremental: bool) -> None:
+        self.incremental = incremental
+        self.name = "oracle-incremental" if incremental else "oracle-naive"
+        self.role = self.name
+        self.C: dict[Any, Multiset] = {}
+        self.view: dict[Any, Any] = {}
+
+    def load(self, table: Table) -> None:
+        self.C = _collection(table.frame)
+        self.view = reduce(ORACLE_REDUCER, self.C)
+
+    def apply(self, batch: pd.DataFrame) -> None:
+        delta = _delta(batch)
+        after = apply_delta(self.C, delta)  # refuses an invalid delta
+        if self.incremental:
+            for k in delta.keys():
+                if k in after:
+                    self.view[k] = update(ORACLE_REDUCER, self.view.get(k, ORACLE_REDUCER.initial), delta, k)
+                else:
+                    self.view.pop(k, None)
+        else:
+            self.view = reduce(ORACLE_REDUCER, after)
+        self.C = after
+
+    def settle(self) -> None:
+        pass
+
+    def stored(self) -> dict[str, float]:
+        rows = sum(len(set(m.elements())) for m in self.C.values())
+        return {"rows": float(rows), "keys": float(len(self.view))}
+
+
+class OracleReach:
+    """``reference.fixpoint``: ``ManagedFixpoint.apply`` (incremental) or
+    ``live_set`` by Kleene iteration over the current edges (naive)."""
+
+    def __init__(self, incremental: bool) -> None:
+        self.incremental = incremental
+        self.name = "oracle-incremental" if incremental else "oracle-naive"
+        self.role = self.name
+        self.fx: ManagedFixpoint | None = None
+        self.roots: list[int] = []
+        self.edges: set[tuple[int, int]] = set()
+        self.live: frozenset[Any] = frozenset()
+
+    def make(self, graph: Graph) -> None:
+        self.roots = list(graph.roots)
+        frame = graph.edges.frame
+        self.edges = set(zip(frame["src"].tolist(), frame["dst"].tolist(), strict=True))
+        if self.incremental:
+            self.fx, _ = ManagedFixpoint.make(self.roots, self.edges)
+            self.live = self.fx.current
+        else:
+            self.live = live_set(self.roots, self.edges)
+
+    def apply(self, change: GraphChange) -> None:
+        gone, new = change.remove_edges(), change.add_edges()
+        self.edges.difference_update(gone)
+        self.edges.update(new)
+        if self.incremental:
+            assert self.fx is not None
+            self.fx, _ = self.fx.apply(Change(add_edges=tuple(new), remove_edges=tuple(gone)))
+            self.live = self.fx.current
+        else:
+            self.live = live_set(self.roots, self.edges)
+
+    def settle(self) -> None:
+        pass
+
+    def stored(self) -> dict[str, float]:
+        return {"edges": float(len(self.edges)), "live": float(len(self.live))}
+
+
+# --- pathway, in a child process ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PathwayPeer:
+    """pathway on the same seeded stream: the child regenerates the workload, feeds it
+    through a Python connector (one commit per batch) and times each batch from the
+    first row handed over to the end of its output (see :mod:`benchmarks.pathway_peer`)."""
+
+    variant: str  # reduce: builtin | custom; reach: iterate
+    threads: int = 2
+    timeout_s: float = 3600.0
+
+    @property
+    def name(self) -> str:
+        return f"pathway-{self.variant}"
+
+    role = "peer"
+
+    def run(self, workload: ReduceWorkload | GraphWorkload,
+            schedule: list[tuple[int, int]]) -> dict[str, Any]:
+        request = {"workload": asdict(workload),
+                   "kind": "reduce" if isinstance(workload, ReduceWorkload) else "graph",
+                   "variant": self.variant, "schedule": schedule}
+        env = dict(os.environ, PATHWAY_THREADS=str(self.threads))
+        proc = subprocess.run([sys.executable, "-m", "benchmarks.pathway_peer"], input=json.dumps(request),
+                              capture_output=True, text=True, timeout=self.timeout_s, env=env)
+        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+        if proc.returncode != 0 or not lines:
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-5:]
+            raise RuntimeError(f"pathway child failed (exit {proc.returncode}): " + " | ".join(tail))
+        result: dict[str, Any] = json.loads(lines[-1])
+        return result
+
+
+def pathway_available() -> str | None:
+    """None when pathway imports here; else why not."""
+    try:
+        import pathway  # noqa: F401
+    except Exception as exc:  # an ImportError, or a native library that fails to load
+        return f"{type(exc).__name__}: {exc}"
+    return None

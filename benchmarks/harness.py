@@ -1,0 +1,167 @@
+"""One engine on one workload: load, guard, timed batches, memory; a result record.
+
+Every engine of a workload is fed the same seeded stream (a fresh
+:class:`~benchmarks.workloads.ReduceStream` / ``GraphStream`` per engine: same
+rows, same batches, in the same order), loads the same Parquet table, and is
+checked by the guard twice: after the load against the generator's intent,
+after the last batch against the generator's own count of live rows or edges
+and against the first engine that ran (same data, same stored sizes).
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from benchmarks import guard
+from benchmarks.measure import JvmHeap, load_average, reset_rss_peak, rss_peak_bytes, summary
+from benchmarks.workloads import Digest, GraphWorkload, Intent, ReduceWorkload
+
+Schedule = list[tuple[int, int]]  # (changes per batch, batches)
+
+
+@dataclass
+class Agreement:
+    """Stored sizes at the end of a workload's first engine, which the others must match."""
+
+    first: str | None = None
+    sizes: dict[str, float] = field(default_factory=dict)
+
+    def check(self, engine: str, sizes: dict[str, float]) -> None:
+        if self.first is None:
+            self.first, self.sizes = engine, dict(sizes)
+        else:
+            guard.check_agree(engine, self.first, sizes, self.sizes)
+
+
+def _record(bench: str, engine: str, role: str, workload: ReduceWorkload | GraphWorkload) -> dict[str, Any]:
+    return {"bench": bench, "engine": engine, "role": role, "workload": workload.describe(),
+            "size": workload.rows if isinstance(workload, ReduceWorkload) else workload.edges,
+            "status": "ok", "load_average": load_average(), "batches": []}
+
+
+def _batch_entry(size: int, samples: list[float]) -> dict[str, Any]:
+    entry: dict[str, Any] = {"batch": size, "samples_s": samples, **summary(samples)}
+    if samples:
+        entry["changes_per_s"] = size / entry["median_s"]
+    return entry
+
+
+def _conserved(intent: Intent) -> tuple[str, ...]:
+    return tuple(n for n in ("rows", "edges") if n in intent.expected)
+
+
+def measure_inprocess(bench: str, runner: Any, workload: ReduceWorkload | GraphWorkload,
+                      schedule: Schedule, load: Callable[[], None], heap: JvmHeap | None,
+                      agreement: Agreement, log: Callable[[str], None],
+                      budget_s: float = float("inf")) -> dict[str, Any]:
+    """Time ``load()`` then each batch of ``schedule`` through ``runner.apply``.
+
+    Once the batches have taken ``budget_s`` seconds in all, the series stops
+    (checked between batches): the record says ``truncated`` and keeps the
+    batches measured; it is then not compared with the other engines, which
+    ran further along the stream."""
+    rec = _record(bench, runner.name, runner.role, workload)
+    intent = workload.intent()
+    stream: Any = workload.stream()
+    try:
+        if heap is not None:
+            heap.reset()
+        reset_rss_peak()
+        start = time.perf_counter()
+        load()
+        rec["load_s"] = time.perf_counter() - start
+        rec["stored"] = runner.stored()
+        guard.check(runner.name, intent, rec["stored"])
+        log(f"    {runner.name:<20} load {rec['load_s']:7.2f} s   stored {_sizes(rec['stored'])}")
+        spent = 0.0
+        for size, count in schedule:
+            samples: list[float] = []
+            for _ in range(count):
+                if spent > budget_s:
+                    rec["truncated"] = f"time budget of {budget_s:.0f} s spent"
+                    break
+                batch = stream.batch(size)
+                start = time.perf_counter()
+                runner.apply(batch)
+                samples.append(time.perf_counter() - start)
+                spent += samples[-1]
+                runner.settle()
+            if not samples:
+                break
+            rec["batches"].append(_batch_entry(size, samples))
+            log(f"    {runner.name:<20} batch {size:>9,}: median {summary(samples)['median_s'] * 1e3:9.1f} ms"
+                f"  (min {min(samples) * 1e3:.1f}, max {max(samples) * 1e3:.1f}, n={len(samples)})")
+        rec["memory"] = {"rss_peak_bytes": rss_peak_bytes()}
+        if heap is not None:
+            rec["memory"].update(jvm_heap_peak_bytes=heap.peak_bytes(), jvm_heap_max_bytes=heap.max_bytes())
+        rec["stored_end"] = runner.stored()
+        _check_end(runner.name, intent, rec["stored_end"], stream,
+                   agreement if "truncated" not in rec else Agreement())
+        if "truncated" in rec:
+            log(f"    {runner.name:<20} truncated: {rec['truncated']}")
+    except guard.StoredSizeMismatch as exc:
+        rec.update(status="refused", reason=str(exc), batches=[])
+        log(f"    REFUSED {exc}")
+    except Exception as exc:  # an engine failing is a result too: recorded, never hidden
+        rec.update(status="error", reason=f"{type(exc).__name__}: {exc}",
+                   traceback=traceback.format_exc(limit=8))
+        log(f"    ERROR {runner.name}: {type(exc).__name__}: {str(exc)[:300]}")
+    return rec
+
+
+def measure_peer(bench: str, peer: Any, workload: ReduceWorkload | GraphWorkload, schedule: Schedule,
+                 agreement: Agreement, log: Callable[[str], None]) -> dict[str, Any]:
+    """A peer that times itself in a child process (pathway): same guard, same record."""
+    rec = _record(bench, peer.name, peer.role, workload)
+    intent = workload.intent()
+    try:
+        out = peer.run(workload, schedule)
+        rec["load_s"] = out["load_s"]
+        rec["stored_end"] = out["stored"]
+        rec["memory"] = {"rss_peak_bytes": out.get("rss_peak_bytes")}
+        rec["peer_version"] = out.get("version")
+        rec["batches"] = [_batch_entry(b["batch"], b["samples_s"]) for b in out["batches"]]
+        stream: Any = workload.stream()
+        digest = Digest()  # replay the generator: what it holds at the end, what it handed out
+        digest.add(stream.initial())
+        for size, count in schedule:
+            for _ in range(count):
+                batch = stream.batch(size)
+                for frame in ((batch,) if isinstance(batch, pd.DataFrame) else (batch.removed, batch.added)):
+                    digest.add(frame)
+        if out.get("digest") != digest.hexdigest():
+            raise guard.StoredSizeMismatch(peer.name, ["the child process generated different data "
+                                                       "(stream digests differ)"])
+        _check_end(peer.name, intent, rec["stored_end"], stream, agreement)
+        log(f"    {peer.name:<20} load {rec['load_s']:7.2f} s   stored at end {_sizes(rec['stored_end'])}")
+        for b in rec["batches"]:
+            log(f"    {peer.name:<20} batch {b['batch']:>9,}: median {b['median_s'] * 1e3:9.1f} ms"
+                f"  (min {b['min_s'] * 1e3:.1f}, max {b['max_s'] * 1e3:.1f}, n={len(b['samples_s'])})")
+    except guard.StoredSizeMismatch as exc:
+        rec.update(status="refused", reason=str(exc), batches=[])
+        log(f"    REFUSED {exc}")
+    except Exception as exc:
+        rec.update(status="error", reason=f"{type(exc).__name__}: {exc}")
+        log(f"    ERROR {peer.name}: {type(exc).__name__}: {str(exc)[:300]}")
+    return rec
+
+
+def _check_end(engine: str, intent: Intent, stored: dict[str, float], stream: Any,
+               agreement: Agreement) -> None:
+    guard.check(engine, intent, stored, only=_conserved(intent))
+    held = stream.live_rows() if hasattr(stream, "live_rows") else stream.live_edges()
+    name = _conserved(intent)[0]
+    if stored.get(name) != held:
+        raise guard.StoredSizeMismatch(engine, [f"stored {name} = {stored.get(name)}, but the generator "
+                                                f"holds {held:,} live after the batches"])
+    agreement.check(engine, stored)
+
+
+def _sizes(sizes: dict[str, float]) -> str:
+    return ", ".join(f"{k}={v:,.0f}" for k, v in sizes.items())

@@ -1,0 +1,119 @@
+"""What a run measures besides wall time: peak memory, and the machine it ran on."""
+
+from __future__ import annotations
+
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+from importlib import metadata
+from typing import Any
+
+
+def summary(samples: list[float]) -> dict[str, float]:
+    """Median, min and max of per-batch seconds."""
+    if not samples:
+        return {}
+    return {"median_s": statistics.median(samples), "min_s": min(samples), "max_s": max(samples)}
+
+
+# --- the Python process: peak resident set size ------------------------------------
+
+
+def reset_rss_peak() -> None:
+    """Reset the kernel's high-water mark of this process's RSS (Linux; else a no-op)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as out:
+            out.write("5")
+    except OSError:
+        pass
+
+
+def rss_peak_bytes() -> int:
+    """Peak RSS since the last :func:`reset_rss_peak` (VmHWM; else the lifetime peak)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+# --- the driver JVM: peak heap, through the py4j gateway ------------------------------
+
+
+class JvmHeap:
+    """Peak heap of the Spark driver JVM (sum of the heap pools' peak usage, reset per series).
+
+    In ``local`` mode the executors share the driver JVM, so this is the whole
+    engine's heap; on a cluster it is the driver's alone.
+    """
+
+    def __init__(self, spark: Any) -> None:
+        jvm = spark.sparkContext._jvm
+        self.pools = [p for p in jvm.java.lang.management.ManagementFactory.getMemoryPoolMXBeans()
+                      if str(p.getType().name()) == "HEAP"]
+        self.runtime = jvm.java.lang.Runtime.getRuntime()
+
+    def reset(self) -> None:
+        for pool in self.pools:
+            pool.resetPeakUsage()
+
+    def peak_bytes(self) -> int:
+        return int(sum(pool.getPeakUsage().getUsed() for pool in self.pools))
+
+    def max_bytes(self) -> int:
+        return int(self.runtime.maxMemory())
+
+
+# --- the machine ----------------------------------------------------------------------
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _mem_total_bytes() -> int | None:
+    try:
+        with open("/proc/meminfo") as info:
+            for line in info:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def _git_commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                             timeout=5, cwd=os.path.dirname(os.path.abspath(__file__)))
+        return out.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def machine(java_version: str | None = None) -> dict[str, Any]:
+    """Cores, memory, load average, versions: recorded with every result."""
+    return {
+        "cores": os.cpu_count(),
+        "memory_bytes": _mem_total_bytes(),
+        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+        "platform": platform.platform(),
+        "python": sys.version.split()[0],
+        "java": java_version,
+        "versions": {d: _version(d) for d in ("pyspark", "pathway", "numpy", "pandas", "pyarrow",
+                                              "matplotlib")},
+        "commit": _git_commit(),
+    }
+
+
+def load_average() -> list[float] | None:
+    return list(os.getloadavg()) if hasattr(os, "getloadavg") else None

@@ -1,0 +1,190 @@
+"""Tables of a results file, and the README's performance section, generated.
+
+    python -m benchmarks.report benchmarks/results/medium.json            # print the tables
+    python -m benchmarks.report benchmarks/results/medium.json --readme README.md
+    python -m benchmarks.report benchmarks/results/medium.json benchmarks/results/quick.json --readme README.md
+
+``--readme`` replaces what lies between the markers ``<!-- benchmarks:begin -->``
+and ``<!-- benchmarks:end -->`` with the tables and plots of the files: the
+README's figures are never typed by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from benchmarks.plots import points
+
+BEGIN, END = "<!-- benchmarks:begin -->", "<!-- benchmarks:end -->"
+
+#: ratio columns "A ÷ B" (median time of A over median time of B: above 1, B is faster)
+RATIOS = {
+    "reduce": [("spark-recompute", "spark-builtin"), ("spark-builtin", "pathway-builtin"),
+               ("spark-python", "pathway-custom"), ("oracle-naive", "oracle-incremental")],
+    "reach": [("spark-recompute", "spark-fixpoint"), ("spark-fixpoint", "pathway-iterate"),
+              ("spark-recompute", "spark-zset"), ("oracle-naive", "oracle-incremental")],
+}
+ORDER = ["spark-builtin", "spark-python", "spark-fixpoint", "spark-zset", "spark-recompute",
+         "pathway-builtin", "pathway-custom", "pathway-iterate", "oracle-incremental", "oracle-naive"]
+
+
+def _ms(seconds: float) -> str:
+    ms = seconds * 1e3
+    return f"{ms:,.0f}" if ms >= 100 else f"{ms:.1f}" if ms >= 1 else f"{ms:.2f}"
+
+
+def _engines(per: dict[str, Any]) -> list[str]:
+    return sorted(per, key=lambda e: (ORDER.index(e) if e in ORDER else len(ORDER), e))
+
+
+def batch_table(results: dict[str, Any], bench: str) -> str:
+    """Median ms per batch for each engine, per (workload, stored size, batch), with ratios."""
+    shapes = sorted({r["workload"].get("shape", r["workload"].get("skew")) for r in results["runs"]
+                     if r["bench"] == bench})
+    lines: list[str] = []
+    for shape in shapes:
+        per = points(results["runs"], bench, shape)
+        if not per:
+            continue
+        engines = _engines(per)
+        ratios = [(a, b) for a, b in RATIOS.get(bench, []) if a in per and b in per]
+        keys = sorted({k for e in per.values() for k in e})
+        head = ["workload", "stored", "changes/batch", *[f"{e} ms" for e in engines],
+                *[f"{a} ÷ {b}" for a, b in ratios]]
+        lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for size, batch in keys:
+            cells = [shape, f"{size:,}", f"{batch:,}"]
+            for e in engines:
+                entry = per[e].get((size, batch))
+                cells.append(_ms(entry["median_s"]) if entry else "")
+            for a, b in ratios:
+                ea, eb = per[a].get((size, batch)), per[b].get((size, batch))
+                cells.append(f"{ea['median_s'] / eb['median_s']:.3g}" if ea and eb else "")
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def throughput_table(results: dict[str, Any], bench: str) -> str:
+    """Changes per second (median batch) at the largest stored size of the main workload."""
+    from benchmarks.plots import main_shape
+
+    shape = main_shape(results["runs"], bench)
+    per = points(results["runs"], bench, shape)
+    if not per:
+        return ""
+    largest = max(s for e in per.values() for s, _ in e)
+    batches = sorted({b for e in per.values() for s, b in e if s == largest})
+    engines = _engines(per)
+    lines = ["| changes/batch | " + " | ".join(f"{e} changes/s" for e in engines) + " |",
+             "|" + "---|" * (len(engines) + 1)]
+    for b in batches:
+        cells = [f"{b:,}"]
+        for e in engines:
+            entry = per[e].get((largest, b))
+            cells.append(f"{entry['changes_per_s']:,.0f}" if entry else "")
+        lines.append("| " + " | ".join(cells) + " |")
+    return f"{bench} ({shape}, {largest:,} stored):\n\n" + "\n".join(lines) + "\n"
+
+
+def load_table(results: dict[str, Any], bench: str) -> str:
+    """Initial load time and peak memory per engine and stored size."""
+    rows = [r for r in results["runs"] if r["bench"] == bench and r["status"] == "ok"]
+    if not rows:
+        return ""
+    lines = ["| engine | workload | stored | load s | driver JVM heap peak MB | Python RSS peak MB |",
+             "|---|---|---|---|---|---|"]
+    for r in sorted(rows, key=lambda r: (ORDER.index(r["engine"]) if r["engine"] in ORDER else 99,
+                                         _shape(r), r["size"])):
+        mem = r.get("memory", {})
+        heap, rss = mem.get("jvm_heap_peak_bytes"), mem.get("rss_peak_bytes")
+        lines.append(f"| {r['engine']} | {_shape(r)} | {r['size']:,} | {r.get('load_s', 0):.2f} | "
+                     f"{_mb(heap)} | {_mb(rss)} |")
+    return "\n".join(lines) + "\n"
+
+
+def _shape(run: dict[str, Any]) -> str:
+    return str(run["workload"].get("shape", run["workload"].get("skew")))
+
+
+def _mb(n: int | None) -> str:
+    return f"{n / 2**20:,.0f}" if n else ""
+
+
+def problems(results: dict[str, Any]) -> str:
+    """Runs refused by the guard, failed, skipped, or cut short by the time budget."""
+    bad = [r for r in results["runs"] if r["status"] != "ok" or "truncated" in r]
+    return "\n".join(f"- {r['bench']} {r['engine']} ({_shape(r)}) at {r['size']:,}: "
+                     f"**{r['status'] if r['status'] != 'ok' else 'truncated'}**: "
+                     f"{(r.get('reason') or r.get('truncated') or '')[:300]}" for r in bad)
+
+
+def markdown(results: dict[str, Any], results_path: str, plot_paths: dict[str, str]) -> str:
+    m = results["machine"]
+    mem = f"{m['memory_bytes'] / 2**30:.0f} GiB" if m.get("memory_bytes") else "?"
+    load = m.get("load_average") or []
+    load_end = results.get("load_average_end") or []
+    parts = [
+        f"From `{results_path}`, a run of "
+        f"`{results['command']}` ({results['created']}, {results.get('elapsed_s', 0) / 60:.0f} min): "
+        f"{m['cores']} cores, {mem}, load average {', '.join(f'{x:.1f}' for x in load)} at the start "
+        f"and {', '.join(f'{x:.1f}' for x in load_end)} at the end (a shared machine); "
+        f"pyspark {m['versions'].get('pyspark')}, pathway {m['versions'].get('pathway')}, "
+        f"Python {m['python']}, Java {m.get('java')}. Times are medians per batch in ms; a ratio "
+        f"A ÷ B above 1 means B is faster.",
+        "",
+    ]
+    for bench, title in (("reduce", "Reduce: view (Σ v, count) per key"),
+                         ("reach", "Reachability from 10 roots")):
+        if not any(r["bench"] == bench for r in results["runs"]):
+            continue
+        parts += [f"**{title}**", ""]
+        if bench in plot_paths:
+            parts += [f"![{bench}]({plot_paths[bench]})", ""]
+        parts += [batch_table(results, bench), throughput_table(results, bench), load_table(results, bench)]
+    bad = problems(results)
+    if bad:
+        parts += ["Refused, failed, skipped or cut short (the series stops once an engine's "
+                  "batches have taken the preset's time budget):", "", bad, ""]
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def update_readme(readme: str, section: str) -> str:
+    """``readme`` with the text between the markers replaced by ``section``."""
+    start, end = readme.find(BEGIN), readme.find(END)
+    if start < 0 or end < start:
+        raise ValueError(f"the README has no {BEGIN} ... {END} markers")
+    return readme[: start + len(BEGIN)] + "\n" + section + readme[end:]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.report", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("results", nargs="+", help="results files (each gets its own tables)")
+    parser.add_argument("--readme", help="rewrite this README's benchmarks section")
+    args = parser.parse_args(argv)
+    sections = [f"Generated by `python -m benchmarks.report {' '.join(args.results)} --readme README.md` "
+                "(never edited by hand).", ""]
+    for path in args.results:
+        with open(path) as f:
+            results = json.load(f)
+        base = os.path.splitext(path)[0]
+        plots = {b: f"{base}-{b}.png" for b in ("reduce", "reach") if os.path.exists(f"{base}-{b}.png")}
+        sections.append(markdown(results, path, plots))
+    section = "\n".join(sections)
+    if args.readme:
+        with open(args.readme) as f:
+            text = f.read()
+        with open(args.readme, "w") as f:
+            f.write(update_readme(text, section))
+    else:
+        print(section)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""Plots and README tables are generated from a results file (tiny real runs of the oracle)."""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks import harness, report
+from benchmarks.engines import Graph, OracleReach, OracleReduce, Table
+from benchmarks.measure import machine
+from benchmarks.plots import plot
+from benchmarks.workloads import GraphWorkload, ReduceWorkload
+
+
+def _results() -> dict[str, Any]:
+    runs = []
+    for rows in (2_000, 4_000):
+        workload = ReduceWorkload(rows, rows // 10)
+        agreement = harness.Agreement()
+        for incremental in (True, False):
+            runner = OracleReduce(incremental)
+            table = Table(workload.stream().initial(), "unused.parquet")
+            runs.append(harness.measure_inprocess("reduce", runner, workload, [(10, 2), (100, 2)],
+                                                  partial(runner.load, table), None, agreement,
+                                                  lambda _: None))
+    for edges in (300, 600):
+        gw = GraphWorkload(edges)
+        stream = gw.stream()
+        graph = Graph(Table(stream.initial(), "unused.parquet"), stream.roots())
+        agreement = harness.Agreement()
+        for incremental in (True, False):
+            reach = OracleReach(incremental)
+            runs.append(harness.measure_inprocess("reach", reach, gw, [(4, 2)],
+                                                  partial(reach.make, graph), None, agreement, lambda _: None))
+    skipped = harness._record("reduce", "pathway-builtin", "peer", ReduceWorkload(2_000, 200))
+    skipped.update(status="skipped", reason="not installed")
+    runs.append(skipped)
+    return {"name": "tiny", "created": "now", "command": "python -m benchmarks.run --quick",
+            "machine": machine(), "elapsed_s": 1.0, "load_average_end": [0.0, 0.0, 0.0], "runs": runs}
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, Any]:
+    out = _results()
+    assert all(r["status"] == "ok" for r in out["runs"][:-1]), [r.get("reason") for r in out["runs"]]
+    return out
+
+
+def test_plots_are_pngs(results: dict[str, Any], tmp_path: Path) -> None:
+    for bench in ("reduce", "reach"):
+        path = plot(results, bench, str(tmp_path / f"{bench}.png"))
+        assert path is not None
+        assert Path(path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert plot({"runs": []}, "reduce", str(tmp_path / "none.png")) is None
+
+
+def test_the_table_shows_each_median_and_ratio_of_the_results(results: dict[str, Any]) -> None:
+    table = report.batch_table(results, "reduce")
+    by = {(r["engine"], r["size"], b["batch"]): b["median_s"] for r in results["runs"]
+          if r["bench"] == "reduce" and r["status"] == "ok" for b in r["batches"]}
+    rows = [line for line in table.splitlines() if line.startswith("| uniform")]
+    assert len(rows) == 4  # 2 sizes x 2 batch sizes
+    for line in rows:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        size, batch = int(cells[1].replace(",", "")), int(cells[2].replace(",", ""))
+        incremental, naive = by[("oracle-incremental", size, batch)], by[("oracle-naive", size, batch)]
+        assert cells[3] == report._ms(incremental) and cells[4] == report._ms(naive)
+        assert cells[5] == f"{naive / incremental:.3g}"
+
+
+def test_the_readme_section_is_replaced_between_markers(results: dict[str, Any]) -> None:
+    section = report.markdown(results, "benchmarks/results/tiny.json", {"reduce": "r.png"})
+    assert "![reduce](r.png)" in section and "pathway-builtin (uniform) at 2,000: **skipped**: not installed" in section
+    before = f"# Title\n\n## Performance\n\n{report.BEGIN}\nold table\n{report.END}\n\n## Next\n"
+    after = report.update_readme(before, section)
+    assert "old table" not in after and section in after
+    assert after.startswith("# Title\n\n## Performance\n\n") and after.endswith(f"{report.END}\n\n## Next\n")
+    assert report.update_readme(after, section) == after  # idempotent
+    with pytest.raises(ValueError):
+        report.update_readme("no markers", section)
