@@ -34,13 +34,13 @@ from reference.fixpoint.general_pattern import live_set
 from reference.fixpoint.managed import Change, ManagedFixpoint
 from reference.skip.core import Delta, Reducer, apply_delta, reduce, update
 from spark_impl.fixpoint_engine import IncrementalReachability
-from spark_impl.reduce_engine import IncrementalReduce
+from spark_impl.stepped_view import SteppedView
 
 #: The Spark reduce engine measured. Constructor ``(spark, reducer, key_type,
 #: value_type)``; methods ``load(df, rows=, values=)``, ``apply(delta, rows=)``,
 #: and either ``stored_sizes() -> {"rows": distinct (k, v) rows, "keys": keys of
 #: the view}`` or the current engine's ``store.all()`` and ``view()``.
-SPARK_REDUCE_ENGINE: Callable[..., Any] = IncrementalReduce
+SPARK_REDUCE_ENGINE: Callable[..., Any] = SteppedView
 #: The Spark reachability engine measured: ``(spark, node_type)``,
 #: ``make(roots_df, edges_df)``, ``apply(add_edges=, remove_edges=)``, and either
 #: ``stored_sizes() -> {"edges": ..., "live": ...}`` or ``edges.all()`` and ``current()``.

@@ -1,0 +1,42 @@
+"""A maintained reduce view stepped one DataFrame at a time (benchmarks, notebooks).
+
+The same engine as the pipeline (:mod:`spark_impl.reduce_view` driven by
+:class:`~spark_impl.view_runner.ViewRunner`): each call is one micro-batch of the
+streaming query, its changes computed and written to Spark's ``noop`` sink (so the
+work is done, nothing is kept in the driver). ``load`` is simply the first batch.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from typing import Any
+
+from pyspark.sql import DataFrame, SparkSession
+
+from spark_impl.reducers import SparkReducer
+from spark_impl.view_runner import ViewRunner
+
+
+class SteppedView:
+    """``load(df)`` / ``apply(delta)`` over ``k, v, w`` rows; ``stored_sizes()`` from the state."""
+
+    def __init__(self, spark: SparkSession, reducer: SparkReducer, key_type: str, value_type: str,
+                 root: str | None = None) -> None:
+        root = root or "file://" + tempfile.mkdtemp(prefix="incspec-view-")
+        self.runner = ViewRunner(spark, reducer, key_type, value_type, root, self._sink)
+
+    @staticmethod
+    def _sink(changes: DataFrame, batch_id: int) -> None:
+        changes.write.format("noop").mode("overwrite").save()
+
+    def load(self, collection: DataFrame, rows: int | None = None, values: int | None = None) -> None:
+        self.runner.step(collection.select("k", "v", "w"))
+
+    def apply(self, delta: DataFrame, rows: int | None = None, **_: Any) -> None:
+        self.runner.step(delta.select("k", "v", "w"))
+
+    def stored_sizes(self) -> dict[str, int]:
+        return self.runner.stored_sizes()
+
+    def stop(self) -> None:
+        self.runner.stop()
