@@ -12,6 +12,8 @@ needs, nothing more.
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
@@ -77,7 +79,9 @@ class SparkReduceEngine:
         else:
             column_type = "string"
             value_type = "string" if isinstance(r, GroupReducer) else JSON_TEXT
-        root = "file://" + tempfile.mkdtemp(prefix="incspec-reduce-case-")
+        folder = tempfile.mkdtemp(prefix="incspec-reduce-case-")
+        atexit.register(shutil.rmtree, folder, True)  # a case's stream lives as long as the run
+        root = "file://" + folder
         return ViewRunner(self.spark, r, "string", value_type, root, sink,
                           value_column_type=column_type, with_work=True, work_by=work_by)
 
