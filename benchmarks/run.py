@@ -64,6 +64,9 @@ PRESETS = {
                      [1_000, 3_000, 10_000], [10, 100], 5,
                      {"oracle-incremental": 300_000, "oracle-naive": 300_000, "spark-zset": 1_000},
                      chain_edges=100, budget_s=90),
+    # the Spark reduce engine against recompute at growing stored sizes, 10^4-change batches
+    "scaling": Preset([100_000, 1_000_000, 3_000_000], [1_000, 10_000], [1_000], [10], 3,
+                      {"oracle-incremental": 100_000, "oracle-naive": 100_000}, budget_s=300),
     "full": Preset([1_000_000, 10_000_000, 50_000_000], [100, 1_000, 10_000, 100_000, 1_000_000],
                    [100_000, 1_000_000, 10_000_000], [10, 100, 1_000, 10_000], 5,
                    {"oracle-incremental": 1_000_000, "oracle-naive": 1_000_000, "spark-zset": 10_000,
@@ -212,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_const", const="quick", dest="preset")
     size.add_argument("--medium", action="store_const", const="medium", dest="preset")
+    size.add_argument("--scaling", action="store_const", const="scaling", dest="preset",
+                      help="the Spark reduce engine's series: 10^5, 10^6, 3*10^6 rows")
     parser.add_argument("--only", choices=["reduce", "reach"], action="append")
     parser.add_argument("--engines", help="comma-separated engine names (default: all)")
     parser.add_argument("--name", help="results name (default: the preset's)")

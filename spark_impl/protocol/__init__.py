@@ -13,7 +13,8 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from conformance.protocols import EngineError
+from conformance.protocols import EngineError, JsonBool
+from spark_impl import values
 from spark_impl.errors import SparkEngineError
 
 T = TypeVar("T", bound=type)
@@ -50,3 +51,19 @@ def view_changes(before: Mapping[Any, Any], after: Mapping[Any, Any]) -> dict[An
     changes: dict[Any, Any] = {k: v for k, v in after.items() if k not in before or before[k] != v}
     changes.update({k: None for k in before if k not in after})
     return changes
+
+
+def _typed(value: Any) -> Any:
+    if isinstance(value, bool):
+        return JsonBool(value)
+    if isinstance(value, tuple):
+        return tuple(_typed(v) for v in value)
+    if isinstance(value, values.FrozenDict):
+        return values.FrozenDict({k: _typed(v) for k, v in value.items()})
+    return value
+
+
+def decode(text: str) -> Any:
+    """A canonical JSON text as the suite's value (arrays as tuples, ``true``/``false`` as
+    :class:`~conformance.protocols.JsonBool`: never the numbers 1 and 0, *-DEC-JSON-VALUES)."""
+    return _typed(values.decode(text))
