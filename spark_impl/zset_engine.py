@@ -42,7 +42,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.functions import pandas_udf
 
-from conformance.protocols import EngineError
+from spark_impl.errors import SparkEngineError
 from spark_impl.state import materialise, union_all
 from spark_impl.values import decode, encode
 from spark_impl.zset_vocabulary import AGGREGATES, MAP_FUNCTIONS, MARKER, key_of
@@ -152,8 +152,8 @@ def restrict_keys(df: DataFrame, keys: DataFrame, op: str) -> DataFrame:
 # --- programs ------------------------------------------------------------------------
 
 
-def _fail(message: str) -> EngineError:
-    return EngineError("malformed-input", message)
+def _fail(message: str) -> SparkEngineError:
+    return SparkEngineError("malformed-input", message)
 
 
 def children(node: Node) -> list[tuple[int, Node]]:
@@ -247,10 +247,10 @@ class ZSetDataflow:
             updates = {path: materialise(consolidate(df)) for path, df in run.updates.items()}
             inputs = {n: materialise(consolidate(plus(self.inputs[n], d))) for n, d in deltas.items()}
         except Exception as exc:
-            if isinstance(exc, EngineError):
+            if isinstance(exc, SparkEngineError):
                 raise
             if MARKER in str(exc):
-                raise EngineError("malformed-input", _first_line(str(exc))) from None
+                raise SparkEngineError("malformed-input", _first_line(str(exc))) from None
             raise
         self.integrated.update(updates)
         self.inputs.update(inputs)
@@ -352,5 +352,5 @@ class _Version:
             if consolidate(plus(nxt, negate(x))).isEmpty():
                 return x
             x = nxt
-        raise EngineError("no-fixpoint",
+        raise SparkEngineError("no-fixpoint",
                           f"iterate {node['var']!r}: no fixpoint in {flow.program.max_iterations} steps")

@@ -8,6 +8,7 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from conformance.protocols import EngineError, Value, WeightedRows
+from spark_impl.errors import SparkEngineError
 from spark_impl.values import decode, encode
 from spark_impl.zset_engine import SCHEMA, Program, ZSetDataflow
 
@@ -20,7 +21,10 @@ class SparkZSetEngine:
         self.flow: ZSetDataflow | None = None
 
     def build(self, program: Mapping[str, Value]) -> None:
-        self.flow = ZSetDataflow(self.spark, Program.from_json(_plain(program)))
+        try:
+            self.flow = ZSetDataflow(self.spark, Program.from_json(_plain(program)))
+        except SparkEngineError as exc:
+            raise EngineError(exc.error_class, exc.message) from None
 
     def step(self, inputs: Mapping[str, WeightedRows]) -> WeightedRows:
         if self.flow is None:
@@ -32,7 +36,10 @@ class SparkZSetEngine:
             except (TypeError, ValueError) as exc:
                 raise EngineError("malformed-input", f"input {name!r}: {exc}") from None
             frames[name] = self.spark.createDataFrame(data, SCHEMA)
-        out = self.flow.step(frames)
+        try:
+            out = self.flow.step(frames)
+        except SparkEngineError as exc:
+            raise EngineError(exc.error_class, exc.message) from None
         return sorted(((decode(r["e"]), int(r["w"])) for r in out.collect()), key=lambda p: encode(p[0]))
 
 
