@@ -38,6 +38,7 @@ never nodes:
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -53,6 +54,8 @@ Edge = tuple[Any, Any]
 
 #: frontiers up to this many rows are broadcast against the big tables
 BROADCAST_ROWS = 200_000
+#: ... when the stored tables hold at least this many rows (below, shuffle joins)
+SHUFFLE_BELOW = 50_000
 #: a batch of at least this many rows ...
 BULK_ROWS = 10_000
 #: ... and this share of the stored edges is recomputed from scratch
@@ -130,8 +133,13 @@ def _scratch(df: DataFrame, **aggs: Column) -> tuple[DataFrame, dict[str, int]]:
     return out, {k: int(row[k] or 0) for k in aggs}
 
 
+#: the broadcast limit in force (an update over small tables sets it to -1:
+#: every broadcast is a Spark job of its own, a shuffle of a small table is not)
+_BROADCAST_LIMIT: ContextVar[int] = ContextVar("broadcast_limit", default=BROADCAST_ROWS)
+
+
 def _small(df: DataFrame, rows: int) -> DataFrame:
-    return F.broadcast(df) if rows <= BROADCAST_ROWS else df
+    return F.broadcast(df) if rows <= _BROADCAST_LIMIT.get() else df
 
 
 def _lookup(big: DataFrame, probe: DataFrame, on: list[str], rows: int) -> DataFrame:
@@ -301,7 +309,12 @@ class IncrementalReachability:
         if s.rows("roots") + s.rows("edges") == 0 or (len(rows) >= BULK_ROWS
                                                       and len(rows) >= BULK_SHARE * s.rows("edges")):
             return self._bulk(batch)
-        state, delta = _Update(self, s).run(batch, len(rows))
+        small = s.rows("edges") + s.rows("live") < SHUFFLE_BELOW
+        token = _BROADCAST_LIMIT.set(-1 if small else BROADCAST_ROWS)
+        try:
+            state, delta = _Update(self, s).run(batch, len(rows))
+        finally:
+            _BROADCAST_LIMIT.reset(token)
         self._swap(state)
         return delta
 
@@ -351,10 +364,10 @@ class _Update:
         gone_edges = net.where("kind = 'E-'").select("src", "dst")
         new_edges = net.where("kind = 'E+'").select("src", "dst")
         self.gone_edges, self.n_ge = gone_edges, t["E-"]
-        mid_out = out_edges.join(F.broadcast(gone_edges), ["src", "dst"], "left_anti")
+        mid_out = out_edges.join(_small(gone_edges, t["E-"]), ["src", "dst"], "left_anti")
         if t["R-"] or t["E-"]:
-            mid_roots = roots.join(F.broadcast(gone_roots), "node", "left_anti")
-            mid_in = in_edges.join(F.broadcast(gone_edges), ["src", "dst"], "left_anti")
+            mid_roots = roots.join(_small(gone_roots, t["R-"]), "node", "left_anti")
+            mid_in = in_edges.join(_small(gone_edges, t["E-"]), ["src", "dst"], "left_anti")
             self.contract(gone_roots, t["R-"], gone_edges, t["E-"], mid_roots, mid_out, mid_in)
         if t["R+"] or t["E+"]:
             self.expand_additions(new_roots, t["R+"], new_edges, t["E+"], mid_out.unionByName(new_edges))
