@@ -72,11 +72,14 @@ def semantic(observations: Any) -> list[dict[str, Any]]:
 def test_lockstep_runs_equal_separate_runs(spark: Any) -> None:
     from spark_impl.conformance_adapter import implementation
     from spark_impl.protocol.lockstep import SparkLockstepFixpoint, SparkLockstepReduce
+    from spark_impl.protocol.stream import SparkLockstepStream
 
-    # the suite's runner: reduce and fixpoint cases on lockstep engines, the others concurrently
+    # the suite's runner: reduce, fixpoint and stream cases on lockstep engines, the others
+    # (zset) concurrently
     assert isinstance(implementation.lockstep_engine("reduce"), SparkLockstepReduce)
     assert isinstance(implementation.lockstep_engine("fixpoint"), SparkLockstepFixpoint)
-    assert implementation.lockstep_engine("stream") is None
+    assert isinstance(implementation.lockstep_engine("stream"), SparkLockstepStream)
+    assert implementation.lockstep_engine("zset") is None
     together = list(InProcess(implementation).run(CASES))
     assert [r.case_id for r in together] == [c.id for c in CASES]
     for c, result in zip(CASES, together, strict=True):
