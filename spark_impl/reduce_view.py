@@ -151,6 +151,7 @@ class MaintainedView:
         else:
             rows, calls, keys = batch, F.sum("calls"), F.count(F.lit(1))
         group = (by if by is not None else F.lit(None)).alias("group")
+        # small: one row in all, or one per ``by`` group (a conformance case)
         counted = rows.groupBy(group).agg(calls.alias("calls"), keys.alias("keys")).collect()
         out = {r["group"]: {"reducer_calls": int(r["calls"] or 0), "keys_touched": int(r["keys"])}
                for r in counted}
@@ -196,7 +197,7 @@ class MaintainedView:
             stored = reader.load(checkpoint)
             state = stored.select("key.kind", F.col("value").cast(_buffer_names(stored)).alias("value"))
             live = state.where(F.col("value.m") > 0)
-            counts = {r["kind"]: int(r["n"]) for r in live.groupBy("kind").agg(
+            counts = {r["kind"]: int(r["n"]) for r in live.groupBy("kind").agg(  # two rows
                 F.count(F.lit(1)).alias("n")).collect()}
             return {"rows": counts.get("pair", 0), "keys": counts.get("key", 0)}
         entries = reader.option("stateVarName", "entries").load(checkpoint)
@@ -227,7 +228,7 @@ class MaintainedView:
         bad = (per_pair.where(F.col("minus") > 0).join(pairs, ["k", "v"])
                .where(F.col("minus") > available)
                .select("k", "v", available.alias("available"), "minus", "file"))
-        found = bad.orderBy("k", "v").limit(1).collect()
+        found = bad.orderBy("k", "v").limit(1).collect()  # at most one row: the refusal's facts
         if found:
             row = found[0]
             raise InvalidDelta(row["k"], row["v"], int(row["available"]), int(row["minus"]), row["file"])
