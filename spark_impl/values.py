@@ -13,8 +13,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from conformance.protocols import JsonBool
-
 
 class FrozenDict(dict[str, Any]):
     """A JSON object that can be a key or a set element (hashable, by content)."""
@@ -24,8 +22,6 @@ class FrozenDict(dict[str, Any]):
 
 
 def _plain(value: Any) -> Any:
-    if isinstance(value, JsonBool):  # the protocol's true/false (never the number 1/0)
-        return value.value
     if isinstance(value, float) and value.is_integer():  # 1.0 is the number 1
         return int(value)
     if isinstance(value, Mapping):

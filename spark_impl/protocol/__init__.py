@@ -63,6 +63,24 @@ def _typed(value: Any) -> Any:
     return value
 
 
+def untyped(value: Any) -> Any:
+    """A suite value as the engines take it: :class:`~conformance.protocols.JsonBool` as the
+    JSON boolean it stands for (the engines encode values as canonical JSON text, where
+    ``true`` and ``1`` differ)."""
+    if isinstance(value, JsonBool):
+        return value.value
+    if isinstance(value, tuple | list):
+        return tuple(untyped(v) for v in value)
+    if isinstance(value, Mapping):
+        return {k: untyped(v) for k, v in value.items()}
+    return value
+
+
+def encode(value: Any) -> str:
+    """The canonical JSON text of a suite value (:func:`spark_impl.values.encode`)."""
+    return values.encode(untyped(value))
+
+
 def decode(text: str) -> Any:
     """A canonical JSON text as the suite's value (arrays as tuples, ``true``/``false`` as
     :class:`~conformance.protocols.JsonBool`: never the numbers 1 and 0, *-DEC-JSON-VALUES)."""

@@ -13,8 +13,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from conformance.protocols import EngineError, FixpointChange, FixpointObservation, Value
 from spark_impl.fixpoint_engine import IncrementalReachability, Work
-from spark_impl.protocol import decode, speaks_suite_errors
-from spark_impl.values import encode
+from spark_impl.protocol import decode, encode, speaks_suite_errors
 
 
 def _pairs(edges: Iterable[Any]) -> list[tuple[str, str]]:

@@ -29,10 +29,9 @@ from conformance.protocols import (
     Value,
 )
 from spark_impl.fixpoint_engine import IncrementalReachability
-from spark_impl.protocol import decode, view_changes
+from spark_impl.protocol import decode, encode, view_changes
 from spark_impl.protocol.reduce import SparkReduceEngine, suite_refusal
 from spark_impl.reduce_view import InvalidDelta
-from spark_impl.values import encode
 from spark_impl.view_runner import ViewRunner
 
 Collection = Mapping[Value, Sequence[Value]]

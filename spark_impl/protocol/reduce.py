@@ -24,10 +24,9 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from conformance.protocols import EngineError, ReduceObservation, Value
 from spark_impl.errors import SparkEngineError
 from spark_impl.named_reducers import named_reducer, numeric_values
-from spark_impl.protocol import decode, view_changes
+from spark_impl.protocol import decode, encode, view_changes
 from spark_impl.reduce_view import JSON_TEXT, InvalidDelta
 from spark_impl.reducers import GroupReducer, PythonReducer, SparkReducer
-from spark_impl.values import encode
 from spark_impl.view_runner import Sink, ViewRunner
 
 INTEGER = "decimal(38,0)"

@@ -15,7 +15,7 @@ from pyspark.sql import SparkSession
 
 from conformance.protocols import CaseTag, EngineError, Value
 from spark_impl.errors import SparkEngineError
-from spark_impl.protocol import speaks_suite_errors
+from spark_impl.protocol import speaks_suite_errors, untyped
 from spark_impl.stream_engine import SparkStreams
 from spark_impl.streams.runner import Job, run_jobs
 
@@ -31,7 +31,7 @@ class SparkStreamEngine:
 
     def run(self, processor: str, params: Mapping[str, Value],
             batches: Sequence[Sequence[Value]]) -> Sequence[Value]:
-        return tuple(self.streams.run(processor, params, batches))
+        return tuple(self.streams.run(processor, untyped(params), untyped(batches)))
 
 
 class SparkLockstepStream:
@@ -51,7 +51,7 @@ class SparkLockstepStream:
     def run(self, batch: Mapping[CaseTag, tuple[str, Mapping[str, Value], Sequence[Sequence[Value]]]]
             ) -> dict[CaseTag, Sequence[Value] | EngineError]:
         tags = list(batch)
-        jobs = [Job(processor, _json(params), [list(b) for b in batches])
+        jobs = [Job(processor, _json(untyped(params)), [list(b) for b in untyped(batches)])
                 for processor, params, batches in (batch[i] for i in tags)]
         outcome = run_jobs(self.spark, jobs)
         return {i: (EngineError(out.error_class, out.message) if isinstance(out, SparkEngineError)

@@ -8,8 +8,7 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from conformance.protocols import EngineError, Value, WeightedRows
-from spark_impl.protocol import decode, speaks_suite_errors
-from spark_impl.values import encode
+from spark_impl.protocol import decode, encode, speaks_suite_errors
 from spark_impl.zset_engine import SCHEMA, Program, ZSetDataflow
 
 
