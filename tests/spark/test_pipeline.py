@@ -129,14 +129,16 @@ def random_batches(seed: int, count: int) -> list[Rows]:
     batches: list[Rows] = []
     for _ in range(count):
         rows: Rows = []
+        added: list[tuple[str, int]] = []
         for _ in range(rng.randint(1, 6)):
-            if live and rng.random() < 0.4:
+            if live and rng.random() < 0.4:  # only values present before the batch (Δ⁻ ⊆ C)
                 key, value = live.pop(rng.randrange(len(live)))
                 rows.append({"key": key, "value": value, "weight": -1})
             else:
                 key, value = f"k{rng.randint(0, 5)}", rng.randint(-50, 50)
-                live.append((key, value))
+                added.append((key, value))
                 rows.append({"key": key, "value": value, "weight": 1})
+        live += added
         batches.append(rows)
     return batches
 
