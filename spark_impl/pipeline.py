@@ -321,6 +321,7 @@ def _run_view(spark: SparkSession, fs: HadoopFS, source: Source, spec: ViewSpec,
             if refused is None:
                 raise
             log(f"pipeline: {spec.name}: micro-batch refused: {refused.message}")
+            _snapshot_last(view, fs, view_checkpoint)  # the view as of the last committed batch
             if not quarantine or not refused.file:
                 log("pipeline: nothing of it was applied; fix or remove the file and run again "
                     "(or pass --on-invalid quarantine)")
@@ -330,11 +331,17 @@ def _run_view(spark: SparkSession, fs: HadoopFS, source: Source, spec: ViewSpec,
             log(f"pipeline: quarantined {refused.file} -> {moved}; going on")
             spark.conf.set("spark.sql.files.ignoreMissingFiles", "true")  # the re-run skips it
             continue
-        last = _last_committed(fs, view_checkpoint)
-        if last is not None:
-            view.snapshot(view_checkpoint, last)
+        last = _snapshot_last(view, fs, view_checkpoint)
         log(f"pipeline: {spec.name}: {0 if last is None else last + 1} micro-batch(es) committed")
         return 0
+
+
+def _snapshot_last(view: View, fs: HadoopFS, checkpoint: str) -> int | None:
+    """Publish the view as of the last committed micro-batch (if any); returns its id."""
+    last = _last_committed(fs, checkpoint)
+    if last is not None:
+        view.snapshot(checkpoint, last)
+    return last
 
 
 def _start(view: View, checkpoint: str, follow: bool) -> StreamingQuery:
