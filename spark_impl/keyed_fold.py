@@ -20,7 +20,8 @@ which serves the two things a fold cannot do from the accumulator alone:
   and ``add`` over its values after the delta (SKIP-DEC-PARTIAL).
 
 The update of a key follows SKIP-DEF-10: its removals first, then its
-additions, each value as many times as its weight. The operator emits one row
+additions, each value as many times as its weight; a micro-batch of several
+parts (column ``part``) is that update once per part, in part order. The operator emits one row
 per touched key whose view entry changed: ``(k, present, acc, n, calls)``, with
 ``calls`` the ⊕/⊖ applications made (work counters, SKIP-THM-3).
 """
@@ -81,25 +82,21 @@ class KeyedFold(StatefulProcessor):
         old_acc = entry[0] if entry is not None else None
         values: dict[str, int] = json.loads(entry[2]) if entry is not None else {}
         acc = decode(old_acc) if old_acc is not None else self.initial
-        removed: dict[str, int] = {}
-        added: dict[str, int] = {}
-        first_file: dict[str, Any] = {}
-        for v, w, file in zip(changes["v"], changes["w"], changes["file"], strict=True):
-            side = added if w > 0 else removed
-            side[v] = side.get(v, 0) + abs(int(w))
-            if w < 0:
-                first_file.setdefault(v, file)
-        for v, count in sorted(removed.items()):
-            if count > values.get(v, 0):
-                raise InvalidDeltaError(_plain_key(k), v, values.get(v, 0), count,
-                                        first_file.get(v))
-        for v, count in removed.items():  # C • Δ: the multiset after the delta
-            values[v] -= count
-            if values[v] == 0:
-                del values[v]
-        for v, count in added.items():
-            values[v] = values.get(v, 0) + count
-        acc, calls = self._fold(acc, removed, added, values)
+        calls = 0
+        for _, part in changes.groupby("part", sort=True):  # the parts in order (one, mostly)
+            removed, added, first_file = _tally(part)
+            for v, count in sorted(removed.items()):
+                if count > values.get(v, 0):
+                    raise InvalidDeltaError(_plain_key(k), v, values.get(v, 0), count,
+                                            first_file.get(v))
+            for v, count in removed.items():  # C • Δ: the multiset after the part
+                values[v] -= count
+                if values[v] == 0:
+                    del values[v]
+            for v, count in added.items():
+                values[v] = values.get(v, 0) + count
+            acc, part_calls = self._fold(acc, removed, added, values)
+            calls += part_calls
         n = sum(values.values())
         if n == 0:
             if entry is not None:
@@ -140,6 +137,20 @@ class KeyedFold(StatefulProcessor):
 
     def close(self) -> None:
         pass
+
+
+def _tally(part: pd.DataFrame) -> tuple[dict[str, int], dict[str, int], dict[str, Any]]:
+    """A part's removals and additions per value (JSON text), and the file of each
+    value's first removal."""
+    removed: dict[str, int] = {}
+    added: dict[str, int] = {}
+    first_file: dict[str, Any] = {}
+    for v, w, file in zip(part["v"], part["w"], part["file"], strict=True):
+        side = added if w > 0 else removed
+        side[v] = side.get(v, 0) + abs(int(w))
+        if w < 0:
+            first_file.setdefault(v, file)
+    return removed, added, first_file
 
 
 def _plain_key(k: Any) -> Any:

@@ -3,12 +3,18 @@
     incspec pipeline --input DIR --output DIR --view reduce:sum [--view reach]
                      [--checkpoint DIR] [--master URL] [--format json|csv|parquet]
                      [--follow] [--on-invalid stop|quarantine] [--snapshot-every N]
+                     [--files-per-batch N]
 
 Paths are local folders or Hadoop URLs (``file://``, ``hdfs://``, ``s3a://``).
 
-Input: change files in ``--input``, read by Spark's streaming file source, one
-file per micro-batch, in the order the source picks them up (modification
-time). One format per input folder: JSON lines, CSV (with a header) or Parquet
+Input: change files in ``--input``, read by Spark's streaming file source, in
+the order the source picks them up (modification time), ``--files-per-batch``
+files per micro-batch (default 1; after a crash Spark may add the file it had
+picked up to the next micro-batch). Each file is one delta: a micro-batch of
+several files applies them in order (SKIP-DEC-SPARK-PARTS), so the views never
+depend on how files were grouped; only which intermediate views get published
+does. Give files distinct modification times: Spark orders files with equal
+times as its listing returns them, the parts of a micro-batch by path. One format per input folder: JSON lines, CSV (with a header) or Parquet
 (``--format``, else the format of the files present). Rows:
 
 * a reduce view reads ``key``, ``value``, ``weight`` (``+n`` adds the value n
@@ -37,7 +43,7 @@ read again, so deleting or rewriting it afterwards changes nothing. By default
 the run processes what is there and exits (``Trigger.AvailableNow``);
 ``--follow`` keeps watching the folder.
 
-A micro-batch that removes a value not present (SKIP-DEF-8) is refused: the
+A file that removes a value not present (SKIP-DEF-8) is refused: the
 query stops with the micro-batch uncommitted (state unchanged), the error names
 the file, key, value and both counts, and the exit status is 3. With
 ``--on-invalid quarantine`` the file is moved to ``OUTPUT/_quarantine/`` and the
@@ -141,8 +147,8 @@ class Source:
     """The input folder as a streaming file source, schema fixed at the first run."""
 
     def __init__(self, spark: SparkSession, fs: HadoopFS, input_url: str, checkpoint: str,
-                 fmt: str | None) -> None:
-        self.spark, self.input_url = spark, input_url
+                 fmt: str | None, files_per_batch: int = 1) -> None:
+        self.spark, self.input_url, self.files_per_batch = spark, input_url, files_per_batch
         saved = fs.read_text(f"{checkpoint}/source.json")
         if saved is not None:
             facts = json.loads(saved)
@@ -168,8 +174,11 @@ class Source:
 
         schema = StructType.fromJson(json.loads(self.schema))
         reader = self._reader(self.spark.readStream.schema(schema), self.format)
-        frame: DataFrame = reader.option("maxFilesPerTrigger", 1).load(self.input_url)
-        return frame.withColumn("file", F.col("_metadata.file_path"))
+        frame: DataFrame = reader.option("maxFilesPerTrigger", self.files_per_batch).load(self.input_url)
+        # each file one part of its micro-batch, in the file source's order (SKIP-DEC-SPARK-PARTS)
+        meta = F.col("_metadata")
+        part = F.format_string("%020d %s", F.unix_micros(meta.file_modification_time), meta.file_path)
+        return frame.withColumn("file", meta.file_path).withColumn("part", part)
 
 
 def _format_of(names: list[str]) -> str:
@@ -289,14 +298,14 @@ def _last_committed(fs: HadoopFS, checkpoint: str) -> int | None:
 
 def run(spark: SparkSession, input_dir: str, output: str, checkpoint: str | None,
         specs: list[ViewSpec], *, fmt: str | None = None, follow: bool = False,
-        quarantine: bool = False, snapshot_every: int = 10,
+        quarantine: bool = False, snapshot_every: int = 10, files_per_batch: int = 1,
         log: Callable[[str], None] = print) -> int:
     """Process the input folder (see the module docstring); returns an exit status."""
     input_url, output_url = as_url(input_dir), as_url(output)
     checkpoint_url = as_url(checkpoint) if checkpoint else f"{output_url}/_checkpoint"
     fs = HadoopFS(spark, output_url)
     fs.mkdirs(checkpoint_url)
-    source = Source(spark, fs, input_url, checkpoint_url, fmt)
+    source = Source(spark, fs, input_url, checkpoint_url, fmt, files_per_batch)
     status = 0
     for spec in specs:
         status = max(status, _run_view(spark, fs, source, spec, output_url, checkpoint_url,
@@ -382,13 +391,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--follow", action="store_true", help="keep watching the input folder")
     parser.add_argument("--on-invalid", choices=["stop", "quarantine"], default="stop")
     parser.add_argument("--snapshot-every", type=int, default=10)
+    parser.add_argument("--files-per-batch", type=int, default=1,
+                        help="input files per micro-batch (each still its own delta, in order)")
     args = parser.parse_args(argv)
     from spark_impl.session import build_session
 
     spark = build_session(args.master, app_name="incspec-pipeline")
     return run(spark, args.input, args.output, args.checkpoint, args.view, fmt=args.format,
                follow=args.follow, quarantine=args.on_invalid == "quarantine",
-               snapshot_every=max(1, args.snapshot_every))
+               snapshot_every=max(1, args.snapshot_every),
+               files_per_batch=max(1, args.files_per_batch))
 
 
 if __name__ == "__main__":

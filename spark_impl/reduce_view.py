@@ -15,10 +15,14 @@ weight is +1). ``view.updates`` is the stateful streaming plan; inside
 the view's changes ``key, present, accumulator`` (exactly the keys whose view
 entry differs), after refusing the micro-batch with :class:`InvalidDelta` if it
 removes a value not present (SKIP-DEF-8: Δ⁻ ⊆ C; the query then stops with the
-batch uncommitted, so the state is unchanged). :meth:`MaintainedView.read_view`
+batch uncommitted, so the state is unchanged). A micro-batch may hold several
+*parts* (optional column ``part``, e.g. one per input file: Spark's file source
+puts more than one file in a micro-batch when asked to, and after a restart):
+the parts are deltas applied in ``part`` order, each checked against the
+multiset the parts before it leave (SKIP-DEC-SPARK-PARTS). :meth:`MaintainedView.read_view`
 reads the whole view as of a committed micro-batch from the checkpoint.
 
-State (SPARK-DEC-REDUCE-STATE; figures in that catalog entry) lives in the
+State (SKIP-DEC-SPARK-STATE; figures in that catalog entry) lives in the
 state store, partitioned by key, committed atomically with each micro-batch,
 durable in the checkpoint location (any Hadoop path):
 
@@ -45,7 +49,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from spark_impl.errors import SparkEngineError
@@ -94,7 +98,8 @@ def invalid_delta_in(error: BaseException) -> InvalidDelta | None:
 
 
 def normalise_changes(changes: DataFrame) -> DataFrame:
-    """``key, value[, weight][, file]`` (or ``k, v, w``) as ``k, v, w, file``; zero weights dropped."""
+    """``key, value[, weight][, file][, part]`` (or ``k, v, w``) as ``k, v, w, file, part``;
+    zero weights dropped. A missing ``part`` makes the micro-batch one delta."""
     cols = set(changes.columns)
     k = F.col("k") if "k" in cols else F.col("key")
     v = F.col("v") if "v" in cols else F.col("value")
@@ -102,8 +107,9 @@ def normalise_changes(changes: DataFrame) -> DataFrame:
     one = F.lit(1).cast("bigint")
     w = F.coalesce(F.col(weight_name).cast("bigint"), one) if weight_name else one
     file = F.col("file").cast("string") if "file" in cols else F.lit(None).cast("string")
-    return changes.select(k.alias("k"), v.alias("v"), w.alias("w"), file.alias("file")) \
-        .where(F.col("w") != 0)
+    part = F.coalesce(F.col("part").cast("string"), F.lit("")) if "part" in cols else F.lit("")
+    return changes.select(k.alias("k"), v.alias("v"), w.alias("w"), file.alias("file"),
+                          part.alias("part")).where(F.col("w") != 0)
 
 
 @dataclass(frozen=True)
@@ -218,14 +224,24 @@ class MaintainedView:
         return parts[0] if self.reducer.scalar else F.array(*parts)
 
     def _check_group(self, batch: DataFrame) -> None:
+        """Δ⁻ ⊆ C for each part of the micro-batch, in ``part`` order (SKIP-DEC-SPARK-PARTS)."""
         raw = batch.where(F.col("kind") == "raw")
-        per_pair = raw.groupBy("k", "v").agg(
+        per_part = raw.groupBy("k", "v", "part").agg(
             F.sum(F.when(F.col("m") > 0, F.col("m")).otherwise(0)).alias("plus"),
             F.sum(F.when(F.col("m") < 0, -F.col("m")).otherwise(0)).alias("minus"),
             F.min(F.when(F.col("m") < 0, F.col("file"))).alias("file"))
+        earlier = Window.partitionBy("k", "v").orderBy("part").rowsBetween(
+            Window.unboundedPreceding, -1)
+        whole = Window.partitionBy("k", "v")
+        net = F.col("plus") - F.col("minus")
+        stepped = per_part.select(
+            "k", "v", "minus", "file",
+            F.coalesce(F.sum(net).over(earlier), F.lit(0)).alias("before_part"),
+            F.sum(net).over(whole).alias("batch_net"))
         pairs = batch.where(F.col("kind") == "pair").select("k", "v", F.col("m").alias("after"))
-        available = F.col("after") - F.col("plus") + F.col("minus")  # the pair's multiplicity before
-        bad = (per_pair.where(F.col("minus") > 0).join(pairs, ["k", "v"])
+        # the pair's multiplicity before the part: before the batch, plus the earlier parts
+        available = F.col("after") - F.col("batch_net") + F.col("before_part")
+        bad = (stepped.where(F.col("minus") > 0).join(pairs, ["k", "v"])
                .where(F.col("minus") > available)
                .select("k", "v", available.alias("available"), "minus", "file"))
         found = bad.orderBy("k", "v").limit(1).collect()  # at most one row: the refusal's facts
@@ -279,18 +295,21 @@ def maintained_view(changes: DataFrame, reducer: str | SparkReducer,
 
 def _group_updates(rows: DataFrame, r: GroupReducer, value_type: str) -> DataFrame:
     """One native aggregation over rows tagged ``key`` and ``pair``, with the raw batch
-    unioned in (tag ``raw``): columns ``kind, k, v, m, a0.., file``."""
+    unioned in (tag ``raw``): columns ``kind, k, v, m, a0.., file, part``."""
     acc_type = r.acc_type or value_type
     contributions = [(c * F.col("w")).cast(acc_type).alias(f"a{i}")
                      for i, c in enumerate(r.contribution(F.col("v").cast(value_type)))]
     comps = [f"a{i}" for i in range(r.arity)]
-    base = rows.select("k", F.col("v").cast(value_type).alias("v"), "w", *contributions, "file")
+    base = rows.select("k", F.col("v").cast(value_type).alias("v"), "w", *contributions, "file",
+                       "part")
     tagged = base.select(F.explode(F.array(F.lit("key"), F.lit("pair"))).alias("kind"), "*")
     is_key = F.col("kind") == "key"
     state = tagged.groupBy("kind", "k", F.when(~is_key, F.col("v")).alias("v")).agg(
         F.sum("w").alias("m"), *[F.sum(F.when(is_key, F.col(c))).alias(c) for c in comps])
-    state = state.select("kind", "k", "v", "m", *comps, F.lit(None).cast("string").alias("file"))
-    raw = base.select(F.lit("raw").alias("kind"), "k", "v", F.col("w").alias("m"), *comps, "file")
+    none = F.lit(None).cast("string")
+    state = state.select("kind", "k", "v", "m", *comps, none.alias("file"), none.alias("part"))
+    raw = base.select(F.lit("raw").alias("kind"), "k", "v", F.col("w").alias("m"), *comps, "file",
+                      "part")
     return state.unionByName(raw)
 
 
@@ -321,7 +340,7 @@ def _fold_updates(rows: DataFrame, r: OrderReducer | PythonReducer, key_type: st
                   value_type: str, buckets: int) -> DataFrame:
     """The :class:`~spark_impl.keyed_fold.KeyedFold` operator over hash buckets of the key."""
     processor = _fold_processor(r, key_type)
-    payload = rows.select("k", _json_text(F.col("v"), value_type).alias("v"), "w", "file")
+    payload = rows.select("k", _json_text(F.col("v"), value_type).alias("v"), "w", "file", "part")
     bucketed = payload.withColumn("bucket", F.pmod(F.hash("k"), F.lit(buckets)))
     return bucketed.groupBy("bucket").transformWithStateInPandas(
         statefulProcessor=processor, outputStructType=output_schema(key_type),
