@@ -44,12 +44,13 @@ The driver holds handles only: a micro-batch's changes stay a DataFrame.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pyspark.sql import Column, DataFrame, SparkSession, Window
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from spark_impl.errors import SparkEngineError
@@ -97,6 +98,20 @@ def invalid_delta_in(error: BaseException) -> InvalidDelta | None:
                         facts["file"])
 
 
+def _refusal(key: Any, value: Any, before: int, steps: list[Any]) -> InvalidDelta:
+    """The first part of ``steps`` (rows ``part, m, file`` sorted) removing ``value`` more
+    often than it occurs at that point, from multiplicity ``before``."""
+    level = before
+    for _, group in itertools.groupby(steps, key=lambda step: step["part"]):
+        part = list(group)
+        removed = -sum(int(step["m"]) for step in part if step["m"] < 0)
+        if removed > level:
+            file = next(step["file"] for step in part if step["m"] < 0)
+            return InvalidDelta(key, value, level, removed, file)
+        level += sum(int(step["m"]) for step in part)
+    raise AssertionError(f"no part of {steps!r} removes {value!r} at {key!r} beyond {before}")
+
+
 def normalise_changes(changes: DataFrame) -> DataFrame:
     """``key, value[, weight][, file][, part]`` (or ``k, v, w``) as ``k, v, w, file, part``;
     zero weights dropped. A missing ``part`` makes the micro-batch one delta."""
@@ -142,7 +157,10 @@ class MaintainedView:
         (``batch`` persisted by the caller); raises :class:`InvalidDelta` first if the
         micro-batch removes a value not present."""
         if isinstance(self.reducer, GroupReducer):
-            self._check_group(batch)
+            # a micro-batch without removals (a bulk load, say) cannot be refused; counting
+            # them is one pass without a shuffle, which materialises the persisted batch
+            if batch.where((F.col("kind") == "raw") & (F.col("m") < 0)).count():
+                self._check_group(batch)
             return self._group_changes(batch)
         # an executor's refusal surfaces when the caller runs an action (see invalid_delta_in)
         return batch.where("changed").select(F.col("k").alias("key"), "present",
@@ -224,45 +242,43 @@ class MaintainedView:
         return parts[0] if self.reducer.scalar else F.array(*parts)
 
     def _check_group(self, batch: DataFrame) -> None:
-        """Δ⁻ ⊆ C for each part of the micro-batch, in ``part`` order (SKIP-DEC-SPARK-PARTS)."""
-        raw = batch.where(F.col("kind") == "raw")
-        per_part = raw.groupBy("k", "v", "part").agg(
-            F.sum(F.when(F.col("m") > 0, F.col("m")).otherwise(0)).alias("plus"),
-            F.sum(F.when(F.col("m") < 0, -F.col("m")).otherwise(0)).alias("minus"),
-            F.min(F.when(F.col("m") < 0, F.col("file"))).alias("file"))
-        earlier = Window.partitionBy("k", "v").orderBy("part").rowsBetween(
-            Window.unboundedPreceding, -1)
-        whole = Window.partitionBy("k", "v")
-        net = F.col("plus") - F.col("minus")
-        stepped = per_part.select(
-            "k", "v", "minus", "file",
-            F.coalesce(F.sum(net).over(earlier), F.lit(0)).alias("before_part"),
-            F.sum(net).over(whole).alias("batch_net"))
-        pairs = batch.where(F.col("kind") == "pair").select("k", "v", F.col("m").alias("after"))
-        # the pair's multiplicity before the part: before the batch, plus the earlier parts
-        available = F.col("after") - F.col("batch_net") + F.col("before_part")
-        bad = (stepped.where(F.col("minus") > 0).join(pairs, ["k", "v"])
-               .where(F.col("minus") > available)
-               .select("k", "v", available.alias("available"), "minus", "file"))
-        found = bad.orderBy("k", "v").limit(1).collect()  # at most one row: the refusal's facts
+        """Δ⁻ ⊆ C for each part of the micro-batch, in ``part`` order (SKIP-DEC-SPARK-PARTS),
+        in one aggregation per (key, value): from the multiplicity before the batch
+        (``after - net``), the batch's changes sorted by ``(part, weight)`` (a part's
+        removals before its additions, SKIP-DEF-10) must never take it below 0."""
+        is_raw = F.col("kind") == "raw"
+        per_pair = batch.where(F.col("kind") != "key").groupBy("k", "v").agg(
+            F.sum(F.when(~is_raw, F.col("m"))).alias("after"),
+            F.sum(F.when(is_raw, F.col("m"))).alias("net"),
+            F.array_sort(F.collect_list(F.when(is_raw, F.struct("part", "m", "file")))).alias("steps"))
+        before = F.col("after") - F.col("net")
+        lowest = F.aggregate(
+            "steps", F.struct(before.alias("level"), before.alias("low")),
+            lambda acc, x: F.struct((acc["level"] + x["m"]).alias("level"),
+                                    F.least(acc["low"], acc["level"] + x["m"]).alias("low")),
+            lambda acc: acc["low"])
+        found = per_pair.where(lowest < 0).orderBy("k", "v").limit(1).collect()  # the refusal's facts
         if found:
             row = found[0]
-            raise InvalidDelta(row["k"], row["v"], int(row["available"]), int(row["minus"]), row["file"])
+            raise _refusal(row["k"], row["v"], int(row["after"]) - int(row["net"]), row["steps"])
 
     def _group_changes(self, batch: DataFrame) -> DataFrame:
+        """Per touched key, in one aggregation: its new state (the ``key`` row) and the batch's
+        delta (the ``raw`` rows); a key changes if its presence or an accumulator component does."""
         comps = self._components()
-        raw = batch.where(F.col("kind") == "raw")
-        delta = raw.groupBy("k").agg(F.sum("m").alias("dn"),
-                                     *[F.sum(c).alias(f"d{c}") for c in comps])
-        keys = batch.where(F.col("kind") == "key").select("k", "m", *comps)
-        both = keys.join(delta, "k")
+        is_key = F.col("kind") == "key"
+        per_key = batch.where(F.col("kind") != "pair").groupBy("k").agg(
+            F.sum(F.when(is_key, F.col("m"))).alias("m"),
+            F.sum(F.when(~is_key, F.col("m"))).alias("dn"),
+            *[F.sum(F.when(is_key, F.col(c))).alias(c) for c in comps],
+            *[F.sum(F.when(~is_key, F.col(c))).alias(f"d{c}") for c in comps])
         present = F.col("m") > 0
         was_present = (F.col("m") - F.col("dn")) > 0
         moved = F.lit(False)
         for c in comps:
             moved = moved | (F.col(f"d{c}") != 0)
         changed = (present != was_present) | (present & moved)
-        return both.where(changed).select(
+        return per_key.where(changed).select(
             F.col("k").alias("key"), present.alias("present"),
             F.when(present, self._group_accumulator()).alias("accumulator"))
 
