@@ -56,7 +56,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -255,19 +255,24 @@ class ReachView:
     def handle(self, batch: DataFrame, batch_id: int) -> None:
         engine = self._engine()
         if batch_id > self.applied:  # a re-run of an applied micro-batch only republishes
-            change: dict[str, list[Any]] = {"add_roots": [], "remove_roots": [],
-                                            "add_edges": [], "remove_edges": []}
             weight = "weight" in batch.columns
+            parts: dict[str, dict[str, list[Any]]] = {}
             for r in batch.collect():  # one micro-batch of graph edits
-                sign = "add" if (int(r["weight"]) if weight and r["weight"] is not None else 1) > 0 \
-                    else "remove"
+                change = parts.setdefault(r["part"], {"add_roots": [], "remove_roots": [],
+                                                      "add_edges": [], "remove_edges": []})
+                w = int(r["weight"]) if weight and r["weight"] is not None else 1
+                sign = "add" if w > 0 else "remove"
                 if r["kind"] == "root":
                     change[f"{sign}_roots"].append(r["src"])
                 else:
                     change[f"{sign}_edges"].append((r["src"], r["dst"]))
-            delta = engine.apply(**change)
-            out = [(n, True) for n in sorted(delta.added, key=repr)] + \
-                  [(n, False) for n in sorted(delta.removed, key=repr)]
+            added: set[Any] = set()
+            removed: set[Any] = set()
+            for part in sorted(parts):  # each file its own change, in order (SKIP-DEC-SPARK-PARTS)
+                delta = engine.apply(**parts[part])
+                _compose(added, removed, delta.added, delta.removed)
+            out = [(n, True) for n in sorted(added, key=repr)] + \
+                  [(n, False) for n in sorted(removed, key=repr)]
             self.last_changes = self.spark.createDataFrame(out, f"node {self.node_type}, added boolean")
             self._save(batch_id)
         else:
@@ -289,6 +294,21 @@ class ReachView:
 
 
 View = ReduceView | ReachView
+
+
+def _compose(added: set[Any], removed: set[Any], then_added: Iterable[Any],
+             then_removed: Iterable[Any]) -> None:
+    """Compose, in place, the change (``added``, ``removed``) with the one that follows it."""
+    for n in then_added:
+        if n in removed:
+            removed.discard(n)
+        else:
+            added.add(n)
+    for n in then_removed:
+        if n in added:
+            added.discard(n)
+        else:
+            removed.add(n)
 
 
 def _last_committed(fs: HadoopFS, checkpoint: str) -> int | None:

@@ -258,3 +258,29 @@ def published_prefixes(spark: Any, out: Path, batches: list[Rows]) -> list[int]:
         assert matches, f"after micro-batch {b} the view {view} is no prefix's view"
         lengths.append(matches[0])
     return lengths
+
+
+GRAPH_FILES: list[Rows] = [
+    [{"kind": "root", "src": 1, "dst": None, "weight": 1},
+     {"kind": "edge", "src": 1, "dst": 2, "weight": 1}, {"kind": "edge", "src": 2, "dst": 3, "weight": 1}],
+    [{"kind": "edge", "src": 1, "dst": 2, "weight": -1}, {"kind": "edge", "src": 3, "dst": 4, "weight": 1}],
+]
+
+
+@pytest.mark.parametrize("files_per_batch", [1, 2])
+@pytest.mark.spec("SKIP-DEC-SPARK-PARTS", "FIX-DEF-1", evidence="example")
+def test_the_reach_view_applies_files_in_order(spark: Any, tmp_path: Path, files_per_batch: int) -> None:
+    """The second file removes an edge the first added: live {1} whether the files are
+    one micro-batch or two (taken as one change, removals first, the edge would stay)."""
+    from spark_impl.pipeline import ViewSpec, read_view
+    from spark_impl.pipeline import run as run_pipeline
+
+    inp, out = tmp_path / "in", tmp_path / "out"
+    for i, rows in enumerate(GRAPH_FILES):
+        write_batch(inp, f"g{i}.jsonl", rows, i)
+    status = run_pipeline(spark, str(inp), str(out), None, [ViewSpec("reach")],
+                          files_per_batch=files_per_batch, log=lambda _: None)
+    assert status == 0
+    assert sorted(r[0] for r in read_view(spark, str(out), "reach").collect()) == [1]
+    batches = sorted(p.name for p in (out / "reach" / "changes").iterdir())
+    assert batches == [f"batch={b}" for b in range(2 // files_per_batch)]
