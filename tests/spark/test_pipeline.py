@@ -268,7 +268,7 @@ GRAPH_FILES: list[Rows] = [
 
 
 @pytest.mark.parametrize("files_per_batch", [1, 2])
-@pytest.mark.spec("SKIP-DEC-SPARK-PARTS", "FIX-DEF-1", evidence="example")
+@pytest.mark.spec("SKIP-DEC-SPARK-PARTS", evidence="example")
 def test_the_reach_view_applies_files_in_order(spark: Any, tmp_path: Path, files_per_batch: int) -> None:
     """The second file removes an edge the first added: live {1} whether the files are
     one micro-batch or two (taken as one change, removals first, the edge would stay)."""
