@@ -22,3 +22,15 @@ class SparkEngineError(Exception):
         super().__init__(message or error_class)
         self.error_class: ErrorClass = error_class
         self.message = message or error_class
+
+
+#: A Python worker that did not start within Spark's fixed timeout (a loaded machine): the
+#: micro-batch is uncommitted, so restarting the query from its checkpoint runs it again.
+TRANSIENT = "Python worker failed to connect back"
+#: how many times a query is restarted after :data:`TRANSIENT` before the error stands
+RETRIES = 3
+
+
+def transient(error: BaseException) -> bool:
+    """Whether ``error`` is :data:`TRANSIENT` (worth a restart from the checkpoint)."""
+    return TRANSIENT in str(error)

@@ -64,6 +64,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.streaming.query import StreamingQuery
 
+from spark_impl.errors import RETRIES, TRANSIENT, transient
 from spark_impl.hadoop_fs import HadoopFS
 from spark_impl.reduce_view import InvalidDelta, MaintainedView, invalid_delta_in, maintained_view
 
@@ -338,6 +339,7 @@ def _run_view(spark: SparkSession, fs: HadoopFS, source: Source, spec: ViewSpec,
               log: Callable[[str], None]) -> int:
     outputs = Outputs(fs, f"{output}/{spec.name}")
     view_checkpoint = f"{checkpoint}/{spec.name}"
+    restarts = 0
     while True:
         rows = source.stream()
         view: View = (ReduceView(spark, spec, rows, outputs) if spec.kind == "reduce"
@@ -347,6 +349,11 @@ def _run_view(spark: SparkSession, fs: HadoopFS, source: Source, spec: ViewSpec,
             _await(query, view, fs, view_checkpoint, snapshot_every, log)
         except Exception as error:  # noqa: BLE001 (a refusal is reported, the rest re-raised)
             refused = view.refusal or invalid_delta_in(error)
+            if refused is None and transient(error) and restarts < RETRIES:
+                restarts += 1
+                log(f"pipeline: {spec.name}: {TRANSIENT} (a loaded machine?); "
+                    "restarting from the checkpoint")
+                continue
             if refused is None:
                 raise
             log(f"pipeline: {spec.name}: micro-batch refused: {refused.message}")

@@ -7,6 +7,7 @@ only what the pyspark wheel ships.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 import tempfile
@@ -36,6 +37,17 @@ appender.console.name = console
 appender.console.target = SYSTEM_ERR
 appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+# A refused micro-batch (SKIP-DEF-8) fails its task and query on purpose; the error
+# reaches the caller as an exception (the pipeline reports it in one line), so the
+# executor's and the query's own ERROR logs of it would only repeat it as stack traces.
+logger.executor.name = org.apache.spark.executor.Executor
+logger.executor.level = off
+logger.tasks.name = org.apache.spark.scheduler.TaskSetManager
+logger.tasks.level = off
+logger.streaming.name = org.apache.spark.sql.execution.streaming
+logger.streaming.level = off
+logger.writer.name = org.apache.spark.sql.execution.datasources.FileFormatWriter
+logger.writer.level = off
 """
 
 #: Settings measured to suit small iterative jobs on 2 cores (see docs/ARCHITECTURE.md).
@@ -53,7 +65,8 @@ LOCAL_CONF: dict[str, str] = {
 
 
 def _log_config() -> str:
-    path = os.path.join(tempfile.gettempdir(), "incspec-log4j2.properties")
+    digest = hashlib.sha256(LOG4J2.encode()).hexdigest()[:12]
+    path = os.path.join(tempfile.gettempdir(), f"incspec-log4j2-{digest}.properties")
     if not os.path.exists(path):
         with open(path, "w", encoding="utf-8") as out:
             out.write(LOG4J2)

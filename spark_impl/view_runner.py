@@ -21,6 +21,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql.streaming.query import StreamingQuery
 from pyspark.sql.streaming.readwriter import DataStreamWriter
 
+from spark_impl.errors import RETRIES, transient
 from spark_impl.hadoop_fs import HadoopFS
 from spark_impl.reduce_view import InvalidDelta, MaintainedView, invalid_delta_in, maintained_view
 from spark_impl.reducers import SparkReducer
@@ -32,10 +33,6 @@ Sink = Callable[[DataFrame, int], None]
 #: waiting for it ("Python worker failed to connect back").
 _STARTING = threading.Lock()
 
-#: A Python worker that did not start within Spark's fixed timeout (a loaded machine):
-#: the micro-batch is uncommitted, so the query is restarted and runs it again.
-TRANSIENT = "Python worker failed to connect back"
-RETRIES = 3
 
 
 class ViewRunner:
@@ -110,7 +107,7 @@ class ViewRunner:
                 if refused is not None:
                     self._skip(target)
                     raise refused from None
-                if TRANSIENT not in str(error) or attempt == RETRIES:
+                if not transient(error) or attempt == RETRIES:
                     raise
                 self.query = None  # the micro-batch was not committed: run it again
 
