@@ -29,7 +29,7 @@ import shutil
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
@@ -203,6 +203,16 @@ class Runner:
         os.remove(graph.edges.path)
 
 
+def _sizes(text: str) -> list[int]:
+    try:
+        sizes = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--sizes wants integers separated by commas, got {text!r}") from None
+    if not sizes or min(sizes) < 10:
+        raise argparse.ArgumentTypeError("--sizes wants sizes of at least 10 rows")
+    return sizes
+
+
 def workloads(preset: Preset) -> tuple[list[ReduceWorkload], list[GraphWorkload]]:
     vpk = preset.values_per_key
     skews: list[KeySkew] = ["uniform"]
@@ -228,10 +238,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", choices=["reduce", "reach"], action="append")
     parser.add_argument("--engines", help="comma-separated engine names (default: all)")
     parser.add_argument("--name", help="results name (default: the preset's)")
+    parser.add_argument("--sizes", type=_sizes,
+                        help="comma-separated reduce sizes (rows), replacing the preset's")
     parser.add_argument("--driver-memory", default="6g")
     args = parser.parse_args(argv)
     preset_name = args.preset or "full"
     preset = PRESETS[preset_name]
+    if args.sizes:
+        preset = replace(preset, reduce_sizes=args.sizes)
     name = args.name or preset_name
     selected = set(args.engines.split(",")) if args.engines else None
     only = set(args.only or ["reduce", "reach"])
@@ -246,7 +260,8 @@ def main(argv: list[str] | None = None) -> int:
     data_dir = tempfile.mkdtemp(prefix="incspec-bench-")
     runner = Runner(preset, selected, spark, data_dir)
     command = "python -m benchmarks.run" + (f" --{preset_name}" if preset_name != "full" else "") + \
-        "".join(f" --only {o}" for o in (args.only or [])) + (f" --engines {args.engines}" if args.engines else "")
+        "".join(f" --only {o}" for o in (args.only or [])) + (f" --engines {args.engines}" if args.engines else "") + \
+        (f" --sizes {','.join(map(str, args.sizes))}" if args.sizes else "")
     os.makedirs(RESULTS, exist_ok=True)
     path = os.path.join(RESULTS, f"{name}.json")
 
