@@ -105,6 +105,6 @@ def test_every_subcommand_of_the_command_line_resolves() -> None:
     """``incspec`` names its programs by ``module:function``; each must exist."""
     from incspec.cli import SUBCOMMANDS, _load
 
-    assert set(SUBCOMMANDS) == {"proofs", "conform", "generate-cases", "check-reducer", "pipeline"}
+    assert set(SUBCOMMANDS) == {"proofs", "conform", "engines", "generate-cases", "check-reducer", "pipeline"}
     for target, _ in SUBCOMMANDS.values():
         assert callable(_load(target)), target
