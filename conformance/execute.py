@@ -62,7 +62,7 @@ class InProcess:
         worker.start()
         worker.join(self.timeout * len(cases))
         if not box:
-            return [CaseResult(c.id, "errored", message=f"timed out after {self.timeout:g} s per case")
+            return [CaseResult(c.id, "errored", message=f"timed out after {self.timeout:g} s per case (the per-case timeout; --timeout to change it)")
                     for c in cases]
         return box[0]
 
