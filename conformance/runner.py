@@ -60,6 +60,9 @@ def parser() -> argparse.ArgumentParser:
                    help="instead of the cases: stateful differential testing of an in-process --impl; "
                         "each divergence is shrunk and written as a regression case under DIR")
     p.add_argument("--examples", type=int, default=100, help="state-machine runs per area (--explore)")
+    p.add_argument("--scaling", action="store_true",
+                   help="instead of the cases: scaling probes, timing the engine's steps from outside as the "
+                        "stored data grows (zset area; cost failure when step time grows with the data)")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("-v", "--verbose", action="store_true", help="list every case that did not pass")
     return p
@@ -125,6 +128,21 @@ def cannot_load(name: str, exc: Exception) -> int:
     return 2
 
 
+def scaling_main(backend: Backend) -> int:
+    """``--scaling``: the probes of :mod:`conformance.scaling`; 1 when one fails."""
+    from conformance import scaling
+
+    try:
+        results = scaling.run_probes(backend, progress=lambda name: print(f"probe {name}...", file=sys.stderr))
+    except ProtocolError as exc:
+        print(f"incspec conform: the implementation did not start: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        backend.close()
+    sys.stdout.write(scaling.report(results))
+    return 0 if all(r.passed for r in results) else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     importable_from_here()
@@ -174,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     for case_id in unknown:
         print(f"incspec conform: {expectations_path}: {case_id} is no case (its content, hence its ID, "
               "changed?): a stale known failure", file=sys.stderr)
+    if args.scaling:
+        return scaling_main(backend)
     show = None if args.no_progress else progress_printer(len(cases), sys.stderr)
     try:
         hs, outcomes = execute(backend, cases, expectations, show)
