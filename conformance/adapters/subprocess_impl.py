@@ -125,7 +125,9 @@ class SubprocessImplementation:
                 log = Path(f.name)
         #: the implementation's stderr, kept for the run (the JSON report names it)
         self.log_path = log
-        self._log = log.open("w+", encoding="utf-8")
+        log.write_text("", encoding="utf-8")
+        # appended to by every process of the run (restarts too), whatever this side reads
+        self._log = log.open("a+", encoding="utf-8")
         self._process: _Process | None = None
         self._handshake: Handshake | None = None
         self.restarts = 0
