@@ -81,21 +81,51 @@ def semantic(area: str, observation: Mapping[str, Any],
     return {f: _norm_field(area, f, observation[f], setup or {}) for f in fields if f in observation}
 
 
-def _matches(area: str, expected: Sequence[Mapping[str, Any]],
-             observed: Sequence[Mapping[str, Any]], setup: Mapping[str, Any]) -> str | None:
-    """``None`` when ``observed`` meets ``expected``; otherwise the first difference, in words.
+@dataclass(frozen=True)
+class Difference:
+    """Where an observation sequence first departs from one expected sequence."""
+
+    step: int
+    expected: Mapping[str, Any] | None  # None: nothing expected at ``step`` (the sequence ended in an error)
+    observed: Mapping[str, Any] | None  # None: no observation at ``step``
+    size: int = 1  # how many entries differ at ``step`` (to find the closest answer)
+
+    def text(self) -> str:
+        if self.observed is None:
+            return f"step {self.step}: no observation (expected {_show(self.expected or {})})"
+        return f"step {self.step}: expected {_show(self.expected or {})}, got {_show(self.observed)}"
+
+
+def first_difference(area: str, expected: Sequence[Mapping[str, Any]],
+                     observed: Sequence[Mapping[str, Any]], setup: Mapping[str, Any]) -> Difference | None:
+    """``None`` when ``observed`` meets ``expected``; otherwise its first difference.
 
     An expected sequence shorter than the steps ends in an error after which the
     implementation may stop (observations after it are ignored).
     """
     for i, exp in enumerate(expected):
         if i >= len(observed):
-            return f"step {i}: no observation (expected {thaw(exp)})"
+            return Difference(i, exp, None)
         optional = [f for f in OPTIONAL_FIELDS.get(area, ()) if f in exp and f in observed[i]]
         want, got = semantic(area, exp, optional, setup), semantic(area, observed[i], optional, setup)
         if want != got:
-            return f"step {i}: expected {_show(exp)}, got {_show(observed[i])}"
+            return Difference(i, exp, observed[i], _size(want, got))
     return None
+
+
+def _size(want: Mapping[str, Any], got: Mapping[str, Any]) -> int:
+    """How many entries of two comparable observations differ (a field counts as one entry
+    unless it is a mapping or a set, whose entries count one each)."""
+    size = 0
+    for name in set(want) | set(got):
+        a, b = want.get(name), got.get(name)
+        if isinstance(a, Mapping) and isinstance(b, Mapping):
+            size += sum(a.get(k, b) != b.get(k, a) for k in set(a) | set(b))
+        elif isinstance(a, frozenset) and isinstance(b, frozenset):
+            size += len(a ^ b)
+        else:
+            size += a != b
+    return size
 
 
 def _show(observation: Mapping[str, Any]) -> str:
@@ -103,19 +133,45 @@ def _show(observation: Mapping[str, Any]) -> str:
     return canonical_json(body)
 
 
-def judge_semantics(case: Case, observed: Sequence[Mapping[str, Any]]) -> str | None:
+@dataclass(frozen=True)
+class SemanticVerdict:
+    """Why observations fail a case: the difference from the closest accepted answer
+    (the one they follow longest, then the one differing in fewest entries at the step
+    where they part; the main expectation on a tie), or another reason."""
+
+    message: str
+    difference: Difference | None = None
+    answer: int = 0  # 0: the main expectation; n: the case's n-th alternative
+    answers: int = 1
+
+
+def closest_difference(case: Case, observed: Sequence[Mapping[str, Any]]) -> SemanticVerdict | None:
     """``None`` if the observations meet the main expectations or one alternative."""
     if len(observed) > len(case.steps):
-        return f"{len(observed)} observations for {len(case.steps)} steps"
-    first_difference = None
-    for expected in case.expectation_sequences():
+        return SemanticVerdict(f"{len(observed)} observations for {len(case.steps)} steps")
+    closest: tuple[int, Difference] | None = None
+    answers = case.expectation_sequences()
+    for n, expected in enumerate(answers):
         if len(expected) < len(case.steps) and not (expected and "error" in expected[-1]):
             continue  # a malformed alternative never matches (the schema lint reports it)
-        difference = _matches(case.area, expected, observed, thaw(case.setup))
+        difference = first_difference(case.area, expected, observed, thaw(case.setup))
         if difference is None:
-            return invariant_violation(case, observed)
-        first_difference = first_difference or difference
-    return first_difference
+            violation = invariant_violation(case, observed)
+            return SemanticVerdict(violation) if violation else None
+        if closest is None or (difference.step, -difference.size) > (closest[1].step, -closest[1].size):
+            closest = (n, difference)
+    if closest is None:
+        return SemanticVerdict("no well-formed expectation")
+    n, difference = closest
+    which = f" (closest accepted answer: alternative {n} of {len(answers) - 1})" if n else ""
+    return SemanticVerdict(difference.text() + which, difference, n, len(answers))
+
+
+def judge_semantics(case: Case, observed: Sequence[Mapping[str, Any]]) -> str | None:
+    """``None`` if the observations meet the main expectations or one alternative; else
+    the first difference from the closest of them."""
+    verdict = closest_difference(case, observed)
+    return verdict.message if verdict else None
 
 
 # --- invariants --------------------------------------------------------------

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from conformance import driver
 from conformance.cases_model import Case
-from conformance.compare import judge_cost, judge_semantics
+from conformance.compare import Difference, closest_difference, judge_cost
 from conformance.protocols import CaseResult, Handshake, Implementation, LockstepEngine
 
 #: Outcome statuses. ``unsupported``: area or feature not declared; ``skipped``: the
@@ -62,7 +62,7 @@ class InProcess:
         worker.start()
         worker.join(self.timeout * len(cases))
         if not box:
-            return [CaseResult(c.id, "errored", message=f"timed out after {self.timeout:g} s per case")
+            return [CaseResult(c.id, "errored", message=f"timed out after {self.timeout:g} s per case (the per-case timeout; --timeout to change it)")
                     for c in cases]
         return box[0]
 
@@ -119,6 +119,7 @@ class Outcome:
     message: str = ""
     seconds: float = 0.0
     observations: Sequence[Any] = ()
+    difference: Difference | None = None
 
 
 @dataclass(frozen=True)
@@ -140,26 +141,34 @@ def unsupported_reason(case: Case, hs: Handshake) -> str:
     return f"features not supported: {', '.join(missing)}" if missing else ""
 
 
-def judge(case: Case, result: CaseResult) -> tuple[str, str, str]:
-    """(status, cost, message) of one result."""
-    if result.status == "skipped":
-        return "skipped", "", result.message
-    if result.status == "errored":
-        return "errored", "", result.message
+@dataclass(frozen=True)
+class Judgement:
+    status: str
+    cost: str = ""
+    message: str = ""
+    difference: Difference | None = None  # a failing result's first difference from its closest answer
+
+
+def judge(case: Case, result: CaseResult) -> Judgement:
+    """The status, cost verdict and message of one result. A case failing both its
+    result and its cost bounds says both."""
+    if result.status in ("skipped", "errored"):
+        return Judgement(result.status, "", result.message)
     observations = list(result.observations)
     if not all(isinstance(o, Mapping) for o in observations):
-        return "errored", "", "observations must be JSON objects"
+        return Judgement("errored", "", "observations must be JSON objects")
     refused = next((i for i, o in enumerate(observations) if o.get("error") == "unsupported"), None)
     if refused is not None:
-        return "skipped", "", f"step {refused}: the implementation reports the operation unsupported"
+        return Judgement("skipped", "", f"step {refused}: the implementation reports the operation unsupported")
     try:
-        difference = judge_semantics(case, observations)
+        verdict = closest_difference(case, observations)
         cost = judge_cost(case, observations)
     except (TypeError, ValueError, KeyError, IndexError) as exc:
-        return "errored", "", f"malformed observation: {exc!r}"
-    if difference:
-        return "fail", cost.status, difference
-    return "pass", cost.status, cost.message
+        return Judgement("errored", "", f"malformed observation: {exc!r}")
+    if verdict:
+        also = f"; and cost: {cost.message}" if cost.status == "fail" else ""
+        return Judgement("fail", cost.status, verdict.message + also, verdict.difference)
+    return Judgement("pass", cost.status, cost.message)
 
 
 def execute(
@@ -182,11 +191,13 @@ def execute(
         else:
             result = next(ran)
             now = time.perf_counter()
-            status, cost, message = judge(case, result)
+            verdict = judge(case, result)
+            status, message = verdict.status, verdict.message
             if case.id in known:
                 status = {"fail": "xfail", "errored": "xfail", "pass": "xpass"}.get(status, status)
                 message = message or f"listed as a known failure: {known[case.id]}"
-            outcome = Outcome(case, status, cost, message, now - started, tuple(result.observations))
+            outcome = Outcome(case, status, verdict.cost, message, now - started, tuple(result.observations),
+                              verdict.difference)
             started = now
         outcomes.append(outcome)
         if progress:

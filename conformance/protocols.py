@@ -51,6 +51,8 @@ class Handshake:
     language: str = "python"
     areas: tuple[str, ...] = AREAS
     features: tuple[str, ...] = ()
+    #: how the engine is set up for this run (a mode, a mapping, a backend), shown in every report
+    configuration: Mapping[str, Any] = field(default_factory=dict)
 
 
 class EngineError(Exception):

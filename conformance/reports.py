@@ -6,8 +6,10 @@ import json
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
+from conformance.cases_model import thaw
 from conformance.execute import STATUSES, Outcome
 from conformance.protocols import AREAS, Handshake
 
@@ -34,11 +36,18 @@ def table(outcomes: Sequence[Outcome]) -> list[list[str]]:
     return [["area", *COLUMNS]] + [[a, *(str(r[c]) for c in COLUMNS)] for a, r in rows.items()]
 
 
+def configuration_text(hs: Handshake) -> str:
+    """The engine's configuration as its handshake states it (``key=value, ...``)."""
+    return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v}"
+                     for k, v in sorted(hs.configuration.items()))
+
+
 def text(hs: Handshake, outcomes: Sequence[Outcome], verbose: bool = False) -> str:
     grid = table(outcomes)
     widths = [max(len(row[i]) for row in grid) for i in range(len(grid[0]))]
     lines = [f"implementation: {hs.name} {hs.version} ({hs.language}); "
-             f"areas: {', '.join(hs.areas) or '-'}; features: {', '.join(hs.features) or '-'}", ""]
+             f"areas: {', '.join(hs.areas) or '-'}; features: {', '.join(hs.features) or '-'}"
+             + (f"; configuration: {configuration_text(hs)}" if hs.configuration else ""), ""]
     for n, row in enumerate(grid):
         lines.append("  ".join(cell.rjust(w) if i else cell.ljust(w)
                                for i, (cell, w) in enumerate(zip(row, widths, strict=True))))
@@ -55,29 +64,37 @@ def text(hs: Handshake, outcomes: Sequence[Outcome], verbose: bool = False) -> s
     return "\n".join(lines) + "\n"
 
 
-def as_json(hs: Handshake, outcomes: Sequence[Outcome]) -> dict[str, Any]:
-    return {
-        "implementation": asdict(hs),
-        "summary": summary(outcomes),
-        "results": [
-            {
-                "id": o.case.id, "area": o.case.area, "level": o.case.level,
-                "features": list(o.case.features), "cites": list(o.case.cites),
-                "status": o.status, "cost": o.cost, "message": o.message,
-                "seconds": round(o.seconds, 6),
-            }
-            for o in outcomes
-        ],
+def _result(o: Outcome) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": o.case.id, "area": o.case.area, "level": o.case.level,
+        "features": list(o.case.features), "cites": list(o.case.cites),
+        "status": o.status, "cost": o.cost, "message": o.message,
+        "seconds": round(o.seconds, 6),
     }
+    if o.difference is not None:  # the failing step, what the closest accepted answer expects, what came
+        out["step"] = o.difference.step
+        out["expected"] = thaw(o.difference.expected) if o.difference.expected is not None else None
+        out["observed"] = thaw(o.difference.observed) if o.difference.observed is not None else None
+    return out
 
 
-def json_text(hs: Handshake, outcomes: Sequence[Outcome]) -> str:
-    return json.dumps(as_json(hs, outcomes), indent=2, ensure_ascii=False) + "\n"
+def as_json(hs: Handshake, outcomes: Sequence[Outcome], log: Path | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"implementation": asdict(hs), "summary": summary(outcomes),
+                           "results": [_result(o) for o in outcomes]}
+    if log is not None:
+        out["log"] = str(log)  # the implementation's stderr during the run
+    return out
 
 
-def markdown(hs: Handshake, outcomes: Sequence[Outcome]) -> str:
+def json_text(hs: Handshake, outcomes: Sequence[Outcome], log: Path | None = None) -> str:
+    return json.dumps(as_json(hs, outcomes, log), indent=2, ensure_ascii=False) + "\n"
+
+
+def markdown(hs: Handshake, outcomes: Sequence[Outcome], log: Path | None = None) -> str:
     grid = table(outcomes)
     lines = [f"# Conformance of {hs.name} {hs.version}", "",
+             *([f"Configuration: {configuration_text(hs)}", ""] if hs.configuration else []),
+             *([f"The implementation's stderr: `{log}`", ""] if log is not None else []),
              "| " + " | ".join(grid[0]) + " |", "|" + "---|" * len(grid[0])]
     lines += ["| " + " | ".join(row) + " |" for row in grid[1:]]
     problems = [o for o in outcomes if o.status in ("fail", "errored", "xpass") or o.cost == "fail"]
@@ -88,7 +105,7 @@ def markdown(hs: Handshake, outcomes: Sequence[Outcome]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def junit(hs: Handshake, outcomes: Sequence[Outcome]) -> str:
+def junit(hs: Handshake, outcomes: Sequence[Outcome], log: Path | None = None) -> str:
     suites = ET.Element("testsuites", name=f"incspec conformance: {hs.name}")
     for area in AREAS:
         mine = [o for o in outcomes if o.case.area == area]

@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TextIO
 
-from conformance import reports
+from conformance import engines, reports
 from conformance.adapters.subprocess_impl import ProtocolError, SubprocessImplementation
 from conformance.execute import Backend, Expectations, InProcess, Outcome, execute, exit_status
 from conformance.implementations import ImplementationNotFound, registered, resolve
@@ -42,6 +42,8 @@ def parser() -> argparse.ArgumentParser:
     who.add_argument("--impl", help=f"module:attr, a registered name ({', '.join(sorted(registered()))}), "
                                     "or mutant/NAME")
     who.add_argument("--impl-cmd", help="a command speaking the JSON-lines protocol")
+    who.add_argument("--engine", help="a released engine by its shipped adapter (engines/; "
+                                      "install it first: incspec engines install NAME)")
     who.add_argument("--mutants", action="store_true", help="run the suite against every mutant; print the kill score")
     p.add_argument("--area", action="append", choices=AREAS, default=[], help="only this area (repeatable)")
     p.add_argument("--id", action="append", default=[], help="case ID, prefix or glob (repeatable)")
@@ -58,6 +60,9 @@ def parser() -> argparse.ArgumentParser:
                    help="instead of the cases: stateful differential testing of an in-process --impl; "
                         "each divergence is shrunk and written as a regression case under DIR")
     p.add_argument("--examples", type=int, default=100, help="state-machine runs per area (--explore)")
+    p.add_argument("--scaling", action="store_true",
+                   help="instead of the cases: scaling probes, timing the engine's steps from outside as the "
+                        "stored data grows (zset area; cost failure when step time grows with the data)")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("-v", "--verbose", action="store_true", help="list every case that did not pass")
     return p
@@ -123,6 +128,21 @@ def cannot_load(name: str, exc: Exception) -> int:
     return 2
 
 
+def scaling_main(backend: Backend) -> int:
+    """``--scaling``: the probes of :mod:`conformance.scaling`; 1 when one fails."""
+    from conformance import scaling
+
+    try:
+        results = scaling.run_probes(backend, progress=lambda name: print(f"probe {name}...", file=sys.stderr))
+    except ProtocolError as exc:
+        print(f"incspec conform: the implementation did not start: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        backend.close()
+    sys.stdout.write(scaling.report(results))
+    return 0 if all(r.passed for r in results) else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     importable_from_here()
@@ -147,7 +167,15 @@ def main(argv: list[str] | None = None) -> int:
         except (ImplementationNotFound, ImportError, AttributeError) as exc:
             return cannot_load(args.impl or "reference", exc)
     backend: Backend
-    if args.impl_cmd:
+    if args.engine:
+        try:
+            argv_, shipped_expectations = engines.command(args.engine)
+        except (KeyError, engines.EngineNotInstalled) as exc:
+            print(f"incspec conform: {exc.args[0]}", file=sys.stderr)
+            return 2
+        backend = SubprocessImplementation(argv_, timeout=args.timeout if args.timeout is not None else DEFAULT_TIMEOUT)
+        expectations_path = args.expectations or shipped_expectations
+    elif args.impl_cmd:
         backend = SubprocessImplementation(args.impl_cmd, timeout=args.timeout if args.timeout is not None else DEFAULT_TIMEOUT)
         expectations_path = args.expectations
     else:
@@ -164,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     for case_id in unknown:
         print(f"incspec conform: {expectations_path}: {case_id} is no case (its content, hence its ID, "
               "changed?): a stale known failure", file=sys.stderr)
+    if args.scaling:
+        return scaling_main(backend)
     show = None if args.no_progress else progress_printer(len(cases), sys.stderr)
     try:
         hs, outcomes = execute(backend, cases, expectations, show)
@@ -172,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     finally:
         backend.close()
-    write_reports(args.report or [], lambda fmt: reports.FORMATS[fmt](hs, outcomes), sys.stdout)
+    log = getattr(backend, "log_path", None)
+    write_reports(args.report or [], lambda fmt: reports.FORMATS[fmt](hs, outcomes, log), sys.stdout)
     table = reports.text(hs, outcomes, verbose=args.verbose)
     (sys.stderr if any(":" not in r for r in args.report) else sys.stdout).write(table)
     return max(exit_status(outcomes), 1 if unknown else 0)

@@ -105,6 +105,16 @@ def test_every_subcommand_of_the_command_line_resolves() -> None:
     """``incspec`` names its programs by ``module:function``; each must exist."""
     from incspec.cli import SUBCOMMANDS, _load
 
-    assert set(SUBCOMMANDS) == {"proofs", "conform", "generate-cases", "check-reducer", "pipeline"}
+    assert set(SUBCOMMANDS) == {"proofs", "conform", "engines", "generate-cases", "check-reducer", "pipeline"}
     for target, _ in SUBCOMMANDS.values():
         assert callable(_load(target)), target
+
+
+def test_the_engine_adapters_import_nothing_of_the_project() -> None:
+    """An adapter in engines/ runs in the engine's own environment (pathway's virtual
+    environment, Node): it speaks the protocol and imports no package of the project."""
+    project = ("reference", "reference_impl", "conformance", "check_reducer", "proofs_map", "spark_impl", "incspec")
+    found = imports_of("engines")
+    assert found, "no adapter found under engines/"
+    assert {f: ms for f, ms in found.items()
+            if any(m == p or m.startswith(p + ".") for m in ms for p in project)} == {}

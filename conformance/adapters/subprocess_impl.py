@@ -25,6 +25,7 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import IO, Any
 
 from conformance.cases_model import Case
@@ -42,12 +43,13 @@ class ProtocolError(RuntimeError):
 class _Process:
     """One running implementation process with a reader thread feeding a queue of lines."""
 
-    def __init__(self, argv: Sequence[str]) -> None:
-        self.log = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
+    def __init__(self, argv: Sequence[str], log: IO[str]) -> None:
+        self.log = log
         self.proc = subprocess.Popen(
             list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
             text=True, encoding="utf-8", bufsize=1,
         )
+        self.log_start = log.tell()
         self.lines: queue.Queue[str | None] = queue.Queue()
         assert self.proc.stdout is not None
         threading.Thread(target=self._pump, args=(self.proc.stdout,), daemon=True).start()
@@ -69,7 +71,7 @@ class _Process:
         try:
             line = self.lines.get(timeout=timeout)
         except queue.Empty:
-            raise ProtocolError(f"timed out after {timeout:g} s") from None
+            raise ProtocolError(f"timed out after {timeout:g} s (the per-case timeout; --timeout to change it)") from None
         if line is None:
             code = self.proc.wait(timeout=5)
             raise ProtocolError(f"implementation crashed (exit code {code}){self.log_tail()}")
@@ -88,7 +90,7 @@ class _Process:
     def log_tail(self, chars: int = 400) -> str:
         """The end of what the process wrote on stderr, for a crash report."""
         self.log.flush()
-        self.log.seek(0)
+        self.log.seek(self.log_start)
         text = self.log.read().strip()
         return f"; stderr: ...{text[-chars:]}" if text else ""
 
@@ -99,7 +101,7 @@ class _Process:
         for stream in (self.proc.stdin, self.proc.stdout):
             if stream:
                 stream.close()
-        self.log.close()
+        self.log.seek(0, 2)
 
     def stop(self) -> None:
         try:
@@ -115,15 +117,23 @@ class _Process:
 class SubprocessImplementation:
     """A backend for :func:`conformance.execute.execute` running ``command`` as a subprocess."""
 
-    def __init__(self, command: str | Sequence[str], timeout: float = 10.0) -> None:
+    def __init__(self, command: str | Sequence[str], timeout: float = 10.0, log: Path | None = None) -> None:
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         self.timeout = timeout
+        if log is None:
+            with tempfile.NamedTemporaryFile(prefix="incspec-stderr-", suffix=".log", delete=False) as f:
+                log = Path(f.name)
+        #: the implementation's stderr, kept for the run (the JSON report names it)
+        self.log_path = log
+        log.write_text("", encoding="utf-8")
+        # appended to by every process of the run (restarts too), whatever this side reads
+        self._log = log.open("a+", encoding="utf-8")
         self._process: _Process | None = None
         self._handshake: Handshake | None = None
         self.restarts = 0
 
     def _start(self) -> _Process:
-        process = _Process(self.argv)
+        process = _Process(self.argv, self._log)
         start = {"cmd": "start", "protocol": PROTOCOL_VERSION}
         validate_message("start", start)
         try:
@@ -136,6 +146,7 @@ class SubprocessImplementation:
         self._handshake = Handshake(
             name=info["name"], version=info["version"], language=info.get("language", "unknown"),
             areas=tuple(a for a in info["areas"] if a in AREAS), features=tuple(info["features"]),
+            configuration=dict(info.get("configuration", {})),
         )
         return process
 
@@ -176,3 +187,4 @@ class SubprocessImplementation:
         if self._process is not None:
             self._process.stop()
             self._process = None
+        self._log.close()

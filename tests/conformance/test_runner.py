@@ -100,7 +100,8 @@ def test_a_malformed_observation_is_errored_not_a_crash() -> None:
     from conformance.protocols import CaseResult
 
     zset_case = next(c for c in CASES if c.area == "zset")
-    status, _, message = judge(zset_case, CaseResult(zset_case.id, "result", ({"output": [["x", "heavy"]]},)))
+    verdict = judge(zset_case, CaseResult(zset_case.id, "result", ({"output": [["x", "heavy"]]},)))
+    status, message = verdict.status, verdict.message
     assert status == "errored" and "malformed observation" in message
 
 

@@ -1,0 +1,129 @@
+"""Released engines run under the suite by the adapters shipped in ``engines/``.
+
+Each folder of ``engines/`` holds an adapter (a program speaking the JSON-lines
+protocol), its dependency list (``package.json`` for npm, ``requirements.txt``
+for pip) and an ``engine.json`` naming how to run it::
+
+    {"install": "npm" | "pip",
+     "runs": {"NAME": {"command": ["node", "{folder}/adapter.mjs", "--modules", "{cache}"],
+                       "expectations": "expectations.json"}}}
+
+``{folder}`` is the adapter's folder, ``{cache}`` the folder the engine is
+installed into (``.engines/<folder name>/`` at the repository root, git-ignored, or
+under ``$INCSPEC_ENGINE_CACHE``). ``incspec engines install NAME`` installs it
+(npm or pip, from the registries), ``incspec conform --engine NAME`` runs it with
+its known failures. The adapters live in the source tree, so these commands run
+from a checkout of the repository.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ENGINES = ROOT / "engines"
+
+
+class EngineNotInstalled(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One way of running a shipped adapter (an engine may offer several configurations)."""
+
+    name: str
+    folder: Path
+    installer: str  # "npm" | "pip"
+    command_template: tuple[str, ...]
+    expectations: Path | None
+
+    @property
+    def cache(self) -> Path:
+        base = Path(os.environ.get("INCSPEC_ENGINE_CACHE", ROOT / ".engines"))
+        return base / self.folder.name
+
+    def command(self) -> list[str]:
+        fill = {"folder": str(self.folder), "cache": str(self.cache), "python": sys.executable}
+        return [part.format(**fill) for part in self.command_template]
+
+    def installed(self) -> bool:
+        marker = "node_modules" if self.installer == "npm" else "bin/python"
+        return (self.cache / marker).exists()
+
+    def install_commands(self) -> list[list[str]]:
+        """The commands installing the engine's dependencies into its cache folder."""
+        if self.installer == "npm":
+            return [["npm", "install", "--prefix", str(self.cache), "--no-audit", "--no-fund",
+                     "--no-package-lock"]]
+        python = str(self.cache / "bin" / "python")
+        return [[sys.executable, "-m", "venv", str(self.cache)],
+                [python, "-m", "pip", "install", "--quiet", "-r", str(self.folder / "requirements.txt")]]
+
+
+def shipped() -> dict[str, Engine]:
+    """Every shipped engine configuration by name, read from ``engines/*/engine.json``."""
+    found: dict[str, Engine] = {}
+    for spec in sorted(ENGINES.glob("*/engine.json")):
+        raw = json.loads(spec.read_text(encoding="utf-8"))
+        for name, run in raw["runs"].items():
+            expectations = run.get("expectations")
+            found[name] = Engine(name, spec.parent, raw["install"], tuple(run["command"]),
+                                 spec.parent / expectations if expectations else None)
+    return found
+
+
+def install(engine: Engine) -> None:
+    """Install ``engine`` into its cache folder (a no-op when it is there)."""
+    if engine.installed():
+        return
+    engine.cache.mkdir(parents=True, exist_ok=True)
+    if engine.installer == "npm":
+        (engine.cache / "package.json").write_bytes((engine.folder / "package.json").read_bytes())
+    for argv in engine.install_commands():
+        subprocess.run(argv, check=True)
+
+
+def command(name: str) -> tuple[list[str], Path | None]:
+    """The command running the engine ``name`` and its expectations file."""
+    engines = shipped()
+    if name not in engines:
+        raise KeyError(f"no shipped engine {name!r} (choose from {', '.join(engines)})")
+    engine = engines[name]
+    if not engine.installed():
+        raise EngineNotInstalled(f"engine {name!r} is not installed: run `incspec engines install {name}`")
+    return engine.command(), engine.expectations
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``incspec engines list | install NAME... | install --all``."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    engines = shipped()
+    if args[:1] == ["list"]:
+        for name, engine in engines.items():
+            state = "installed" if engine.installed() else "not installed"
+            print(f"{name:<16} {engine.installer}  {state}  ({engine.cache})")
+        return 0
+    if args[:1] == ["install"] and len(args) > 1:
+        names = list(engines) if args[1:] == ["--all"] else args[1:]
+        unknown = [n for n in names if n not in engines]
+        if unknown:
+            print(f"incspec engines: unknown engine {unknown[0]!r} (choose from {', '.join(engines)})",
+                  file=sys.stderr)
+            return 2
+        for name in names:
+            install(engines[name])
+            print(f"{name}: installed in {engines[name].cache}")
+        return 0
+    if args[:1] == ["results"]:
+        from conformance.results_page import main as results_main
+
+        return results_main(args[1:])
+    print("usage: incspec engines {list | install NAME... | install --all | results [--out PAGE]}",
+          file=sys.stderr)
+    return 2

@@ -1,0 +1,217 @@
+"""Scaling probes: cost conformance that does not take the engine's word (``--scaling``).
+
+The cost columns read the work counters an engine reports about itself. A probe instead times
+the engine from outside: the same small change applied to a collection of growing size
+(``n``, ``10 n``, ``100 n``), each step timed through the ordinary backend (in process or a
+subprocess speaking the protocol). The paper's algorithm handles a change in time that depends on
+the change, not on what is stored (DD-CLAIM-RULE-*); an engine whose step time grows with the
+stored size is a cost failure, whatever its counters say.
+
+Only the ``zset`` area is probed, and only through linear operators (``map``, ``filter``): its
+observation is the output delta, as small as the change, while a reduce or fixpoint observation
+carries the whole view or live set, so its step time grows with the data by the protocol's own
+doing. ``distinct``, ``join`` and ``reduce`` are not probed: the oracle's own differential
+evaluation (``reference.differential.dataflow.step``) folds whole traces there (a spec without
+indexes), so its step time grows with the data too (measured: ``distinct`` ×330 from 100 to 30,000
+elements), and a probe could not tell it from recomputation.
+
+Timing, from outside the engine: an in-process engine's ``step`` calls are timed one by one (the
+median over the changes); a subprocess answers once per case, so a case that loads the collection
+and then makes ``steps`` changes is timed against the same case without the changes, each run
+``repeats`` times, and a step's time is the difference of the medians divided by ``steps`` (with
+a resolution: the spread of those times per step, below which step times are not told apart).
+The verdict divides the step time at the largest size by the one at the smallest, taken as at
+least its resolution and ``NOISE_FLOOR``: a growth above ``threshold`` (default ×10, against the
+×100 of the sizes) fails.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from conformance import driver
+from conformance.cases_model import Case
+from conformance.execute import Backend, InProcess
+from conformance.protocols import CaseResult, Implementation
+
+SIZES = (100, 1_000, 10_000)
+THRESHOLD = 10.0
+#: Step times below this many seconds count as this (timer and scheduling noise).
+NOISE_FLOOR = 1e-4
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A program over one input ``a`` of integers: load ``n`` of them, then add one per step."""
+
+    name: str
+    program: dict[str, Any]
+    claim: str
+
+    def case(self, n: int, steps: int) -> Case:
+        load = {"op": "step", "inputs": {"a": [[i, 1] for i in range(n)]}, "expect": {}}
+        changes = [{"op": "step", "inputs": {"a": [[n + i, 1]]}, "expect": {}} for i in range(steps)]
+        return Case.from_json({
+            "id": f"zset.scaling-{self.name}-{n}-{steps}", "area": "zset", "level": "should",
+            "description": f"scaling probe {self.name}", "cites": [], "features": [], "source": "generated",
+            "setup": {"program": {"inputs": ["a"], "output": self.program}},
+            "steps": [load, *changes]})
+
+
+def _input() -> dict[str, Any]:
+    return {"op": "input", "name": "a"}
+
+
+PROBES = (
+    Probe("map-filter", {"op": "filter", "pred": "even", "arg": {"op": "map", "fn": "inc", "arg": _input()}},
+          "linear operators: a change passes through in O(|Δ|) (DD-CLAIM-RULE-LINEAR)"),
+    Probe("map-plus", {"op": "plus", "left": {"op": "map", "fn": "double", "arg": _input()},
+                       "right": {"op": "negate", "arg": _input()}},
+          "map, negate, plus: O(|Δ|) (DD-CLAIM-RULE-LINEAR)"),
+)
+
+
+@dataclass(frozen=True)
+class Timing:
+    size: int
+    step_seconds: float
+    resolution: float = NOISE_FLOOR  # step times this small are not told apart from noise
+
+    @property
+    def resolved(self) -> float:
+        return max(self.step_seconds, self.resolution, NOISE_FLOOR)
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    probe: Probe
+    timings: tuple[Timing, ...]
+    threshold: float
+    problem: str = ""  # the engine errored or declined: no verdict
+
+    @property
+    def growth(self) -> float:
+        return self.timings[-1].step_seconds / self.timings[0].resolved
+
+    @property
+    def passed(self) -> bool:
+        return not self.problem and self.growth <= self.threshold
+
+
+class _TimedZSet:
+    """An engine's ``zset`` engine with each ``step`` call timed (the engine is not asked)."""
+
+    def __init__(self, engine: Any, times: list[float]) -> None:
+        self.engine, self.times = engine, times
+
+    def build(self, program: Any) -> None:
+        self.engine.build(program)
+
+    def step(self, inputs: Any) -> Any:
+        start = time.perf_counter()
+        out = self.engine.step(inputs)
+        self.times.append(time.perf_counter() - start)
+        return out
+
+
+class _Timed:
+    """An in-process implementation whose zset steps are timed one by one."""
+
+    def __init__(self, impl: Implementation) -> None:
+        self.impl = impl
+        self.times: list[float] = []
+
+    def handshake(self) -> Any:
+        return self.impl.handshake()
+
+    def zset_engine(self) -> Any:
+        engine = self.impl.zset_engine()
+        return None if engine is None else _TimedZSet(engine, self.times)
+
+    def reduce_engine(self) -> None:
+        return None
+
+    def fixpoint_engine(self) -> None:
+        return None
+
+    def stream_engine(self) -> None:
+        return None
+
+
+def _problem(results: Sequence[CaseResult]) -> str:
+    bad = next((r for r in results if r.status != "result"), None)
+    errors = [o for r in results for o in r.observations if isinstance(o, dict) and "error" in o]
+    return (bad.message or bad.status) if bad else (f"error {errors[0]['error']}" if errors else "")
+
+
+def _step_in_process(impl: Implementation, case: Case) -> tuple[float, str]:
+    timed = _Timed(impl)
+    problem = _problem([driver.run_case(timed, case)])
+    return statistics.median(timed.times[1:]) if len(timed.times) > 1 else 0.0, problem
+
+
+def _seconds(backend: Backend, case: Case) -> tuple[float, str]:
+    start = time.perf_counter()
+    results = list(backend.run([case]))
+    return time.perf_counter() - start, _problem(results)
+
+
+def _step_from_cases(backend: Backend, probe: Probe, n: int, steps: int, repeats: int) -> tuple[Timing, str]:
+    """A step's time from whole cases, and its resolution: the spread of the case times per step."""
+    full, base = [], []
+    for _ in range(repeats):
+        t_full, problem = _seconds(backend, probe.case(n, steps))
+        t_base, problem_base = _seconds(backend, probe.case(n, 0))
+        if problem or problem_base:
+            return Timing(n, 0.0), problem or problem_base
+        full.append(t_full)
+        base.append(t_base)
+    step = max(statistics.median(full) - statistics.median(base), 0.0) / steps
+    spread = (max(full) - min(full) + max(base) - min(base)) / steps
+    return Timing(n, step, spread), ""
+
+
+def run_probe(backend: Backend, probe: Probe, sizes: Sequence[int] = SIZES, steps: int = 20,
+              repeats: int = 3, threshold: float = THRESHOLD) -> ProbeResult:
+    timings: list[Timing] = []
+    for n in sizes:
+        if isinstance(backend, InProcess):
+            runs = [_step_in_process(backend.impl, probe.case(n, steps)) for _ in range(repeats)]
+            timing, problem = Timing(n, statistics.median(t for t, _ in runs)), next((p for _, p in runs if p), "")
+        else:
+            timing, problem = _step_from_cases(backend, probe, n, steps, repeats)
+        if problem:
+            return ProbeResult(probe, tuple(timings), threshold, f"size {n}: {problem}")
+        timings.append(timing)
+    return ProbeResult(probe, tuple(timings), threshold)
+
+
+def run_probes(backend: Backend, sizes: Sequence[int] = SIZES, steps: int = 20, repeats: int = 3,
+               threshold: float = THRESHOLD, progress: Callable[[str], None] | None = None) -> list[ProbeResult]:
+    if "zset" not in backend.handshake().areas:
+        return []
+    results = []
+    for probe in PROBES:
+        if progress:
+            progress(probe.name)
+        results.append(run_probe(backend, probe, sizes, steps, repeats, threshold))
+    return results
+
+
+def report(results: Sequence[ProbeResult]) -> str:
+    if not results:
+        return "scaling probes: none (the implementation does not declare the zset area)\n"
+    lines = ["scaling probes (zset): median step time as the stored collection grows; "
+             f"a growth above ×{results[0].threshold:g} from the smallest to the largest size fails "
+             f"(step times under {NOISE_FLOOR * 1e3:g} ms, or under the spread of the timings, count as that)",
+             ""]
+    for r in results:
+        sizes = ", ".join(f"n={t.size}: {t.step_seconds * 1e3:.3f} ms" for t in r.timings)
+        verdict = (f"not judged: {r.problem}" if r.problem
+                   else f"{'ok' if r.passed else 'COST FAIL'}: ×{r.growth:.1f}")
+        lines.append(f"  {r.probe.name:<11} {verdict}  ({sizes}; claim: {r.probe.claim})")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,123 @@
+"""Scaling probes: they time the engine from outside, so an engine that recomputes everything
+fails them whatever it reports, and the reference (O(|Δ|) through linear operators) passes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import pytest
+
+from conformance import runner, scaling
+from conformance.cases_model import Case
+from conformance.execute import InProcess
+from conformance.implementations import resolve
+from conformance.protocols import CaseResult, EngineError, Handshake, WeightedRows
+from reference.algebra import ZSet
+from reference.differential.dataflow import (
+    evaluate,
+    program_from_json,
+    zset_from_rows,
+    zset_to_rows,
+)
+
+
+class RecomputingZSet:
+    """Right answers, the output recomputed from the whole input at each step (and the previous
+    output subtracted): O(stored data) per step."""
+
+    def __init__(self) -> None:
+        self.program: Any = None
+        self.inputs: dict[str, ZSet] = {}
+        self.output = ZSet.zero()
+
+    def build(self, program: Mapping[str, Any]) -> None:
+        self.program = program_from_json(program)
+
+    def step(self, inputs: Mapping[str, WeightedRows]) -> WeightedRows:
+        for name, rows in inputs.items():
+            self.inputs[name] = self.inputs.get(name, ZSet.zero()) + zset_from_rows(rows)
+        now = evaluate(self.program.output, self.inputs, {}, self.program.max_iterations)
+        delta, self.output = now - self.output, now
+        return [(e, w) for e, w in zset_to_rows(delta)]
+
+
+class Recomputing:
+    def handshake(self) -> Handshake:
+        return Handshake("recomputing", "0", areas=("zset",))
+
+    def zset_engine(self) -> RecomputingZSet:
+        return RecomputingZSet()
+
+    def reduce_engine(self) -> None:
+        return None
+
+    def fixpoint_engine(self) -> None:
+        return None
+
+    def stream_engine(self) -> None:
+        return None
+
+
+class CasesOnly:
+    """A backend that is not in process: the probes can only time whole cases (as a subprocess's)."""
+
+    def __init__(self, backend: InProcess) -> None:
+        self.backend = backend
+
+    def handshake(self) -> Handshake:
+        return self.backend.handshake()
+
+    def run(self, cases: Sequence[Case]) -> Iterator[CaseResult]:
+        return self.backend.run(cases)
+
+    def close(self) -> None:
+        pass
+
+
+SIZES = (100, 1_000, 10_000)
+
+
+def test_the_reference_passes_and_a_recomputing_engine_fails_in_process() -> None:
+    reference = scaling.run_probes(InProcess(resolve("reference")), SIZES)
+    assert reference and all(r.passed for r in reference), scaling.report(reference)
+    recomputing = scaling.run_probes(InProcess(Recomputing()), SIZES)
+    assert recomputing and not any(r.passed for r in recomputing), scaling.report(recomputing)
+    assert all(r.growth > 3 * scaling.THRESHOLD for r in recomputing)
+    assert "COST FAIL" in scaling.report(recomputing)
+
+
+def test_timed_from_whole_cases_the_verdicts_are_the_same() -> None:
+    reference = scaling.run_probes(CasesOnly(InProcess(resolve("reference"))), SIZES, steps=100)
+    assert all(r.passed for r in reference), scaling.report(reference)
+    recomputing = scaling.run_probes(CasesOnly(InProcess(Recomputing())), SIZES, steps=100)
+    assert not any(r.passed for r in recomputing), scaling.report(recomputing)
+
+
+class ReduceOnly(Recomputing):
+    def handshake(self) -> Handshake:
+        return Handshake("reduce-only", "0", areas=("reduce",))
+
+
+class Refusing(RecomputingZSet):
+    def step(self, inputs: Mapping[str, WeightedRows]) -> WeightedRows:
+        raise EngineError("unsupported")
+
+
+class RefusingImpl(Recomputing):
+    def zset_engine(self) -> Refusing:
+        return Refusing()
+
+
+def test_an_engine_without_the_zset_area_is_not_probed_and_a_refusing_one_is_not_judged() -> None:
+    assert scaling.run_probes(InProcess(ReduceOnly()), SIZES) == []
+    assert "none" in scaling.report([])
+    refused = scaling.run_probes(InProcess(RefusingImpl()), SIZES)
+    assert refused and all(r.problem == "size 100: error unsupported" and not r.passed for r in refused)
+    assert "not judged: size 100: error unsupported" in scaling.report(refused)
+
+
+def test_the_command_line_flag_runs_the_probes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert runner.main(["--impl", "reference", "--scaling", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "scaling probes (zset)" in out and "map-filter" in out and "ok" in out
