@@ -477,9 +477,9 @@ class PathwayPeer:
         request = {"workload": asdict(workload),
                    "kind": "reduce" if isinstance(workload, ReduceWorkload) else "graph",
                    "variant": self.variant, "schedule": schedule}
-        env = dict(os.environ, PATHWAY_THREADS=str(self.threads))
-        proc = subprocess.run([sys.executable, "-m", "benchmarks.pathway_peer"], input=json.dumps(request),
-                              capture_output=True, text=True, timeout=self.timeout_s, env=env)
+        env = dict(os.environ, PATHWAY_THREADS=str(self.threads), PYTHONPATH=REPO)
+        proc = subprocess.run([pathway_python(), "-m", "benchmarks.pathway_peer"], input=json.dumps(request),
+                              capture_output=True, text=True, timeout=self.timeout_s, env=env, cwd=REPO)
         lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
         if proc.returncode != 0 or not lines:
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-5:]
@@ -488,10 +488,39 @@ class PathwayPeer:
         return result
 
 
-def pathway_available() -> str | None:
-    """None when pathway imports here; else why not."""
+#: the repository's root: the pathway child imports ``benchmarks`` from it
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def pathway_python() -> str:
+    """The interpreter the pathway child runs in: ``$INCSPEC_PATHWAY_PYTHON``, else the
+    environment ``incspec engines install pathway`` made (``.engines/pathway``), else this one
+    (``pip install .[bench]``). A separate environment keeps pathway's pins out of Spark's."""
+    chosen = os.environ.get("INCSPEC_PATHWAY_PYTHON")
+    if chosen:
+        return chosen
+    installed = os.path.join(REPO, ".engines", "pathway", "bin", "python")
+    return installed if os.path.exists(installed) else sys.executable
+
+
+def pathway_version() -> str | None:
+    """pathway's version in :func:`pathway_python`, or None where it does not import."""
     try:
-        import pathway  # noqa: F401
-    except Exception as exc:  # an ImportError, or a native library that fails to load
+        proc = subprocess.run([pathway_python(), "-c", "import pathway; print(pathway.__version__)"],
+                              capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return proc.stdout.strip() or None if proc.returncode == 0 else None
+
+
+def pathway_available() -> str | None:
+    """None when pathway imports in :func:`pathway_python`; else why not."""
+    try:
+        proc = subprocess.run([pathway_python(), "-c", "import pathway, numpy, pandas"],
+                              capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as exc:
         return f"{type(exc).__name__}: {exc}"
+    if proc.returncode != 0:
+        lines = proc.stderr.strip().splitlines()
+        return f"{pathway_python()}: {lines[-1] if lines else f'exit {proc.returncode}'}"
     return None

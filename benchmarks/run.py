@@ -256,6 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     created = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     spark = build_session(app_name="incspec-benchmarks", conf={"spark.driver.memory": args.driver_memory})
     info = machine(str(spark.sparkContext._jvm.java.lang.System.getProperty("java.version")))
+    info["versions"]["pathway"] = engines.pathway_version()  # in the peer's own environment
     _log(f"machine: {info['cores']} cores, load average {info['load_average']}")
     data_dir = tempfile.mkdtemp(prefix="incspec-bench-")
     runner = Runner(preset, selected, spark, data_dir)
