@@ -72,8 +72,12 @@ def test_stale_ranks_rederive(spark: Any) -> None:
     check_ranks(dict(obs.ranks), {"R"}, edges)
 
 
+@pytest.mark.spec("FIX-DEC-REDERIVE-RANK", "FIX-DEC-BATCH", evidence="example")
 def test_random_batches_match_lfp(spark: Any) -> None:
-    """A random graph over 8 nodes, 6 batches of mixed edits (seeded: reproducible)."""
+    """A random graph over 8 nodes, 6 batches of mixed edits (seeded: reproducible):
+    the live set and delta are lfp's, the ranks the reference's (the oracle)."""
+    from reference.fixpoint.managed import Change, ManagedFixpoint
+
     rng = random.Random(20261122)
     nodes = [f"n{i}" for i in range(8)]
     for _ in range(1):
@@ -81,6 +85,7 @@ def test_random_batches_match_lfp(spark: Any) -> None:
         edges = {(rng.choice(nodes), rng.choice(nodes)) for _ in range(10)}
         e = engine(spark)
         obs = e.make(sorted(roots), sorted(edges))
+        oracle, _ = ManagedFixpoint.make(sorted(roots), sorted(edges))
         assert obs.current == lfp(roots, edges)
         for _ in range(6):
             add_e = {(rng.choice(nodes), rng.choice(nodes)) for _ in range(rng.randint(0, 2))}
@@ -91,7 +96,10 @@ def test_random_batches_match_lfp(spark: Any) -> None:
             roots = (roots - rem_r) | add_r
             edges = (edges - rem_e) | add_e
             after = lfp(roots, edges)
-            obs = e.apply(FixpointChange(tuple(add_r), tuple(rem_r), tuple(add_e), tuple(rem_e)))
+            change = FixpointChange(tuple(add_r), tuple(rem_r), tuple(add_e), tuple(rem_e))
+            obs = e.apply(change)
+            oracle, _ = oracle.apply(Change(*(tuple(sorted(part)) for part in (add_r, rem_r, add_e, rem_e))))
+            assert obs.ranks == dict(oracle.ranks)  # settled in rank order, as the reference does
             assert obs.current == after
             assert (obs.added, obs.removed) == (after - before, before - after)
             assert obs.ranks is not None
@@ -111,3 +119,24 @@ def test_make_from_scratch_in_dataframe_rounds(spark: Any) -> None:
     assert work.rounds == 5
     delta = r.apply(add_edges=[(6, 7)], remove_edges=[(0, 3)])
     assert delta.added == {7, 8} and delta.removed == set()
+
+
+def test_a_failed_update_leaves_the_state_unchanged(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Atomic updates: the new tables are written first and swapped in at the
+    end, so an update that fails while writing leaves the old state in force."""
+    from spark_impl.fixpoint_engine import IncrementalReachability
+    from spark_impl.keyed_table import KeyedTables
+
+    r = IncrementalReachability(spark, "string")
+    r.apply(add_roots=["R"], add_edges=[("R", "A"), ("A", "B")])
+
+    def fail(self: KeyedTables, changes: Any) -> KeyedTables:
+        raise RuntimeError("write failed")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(KeyedTables, "with_changes", fail)
+        with pytest.raises(RuntimeError):
+            r.apply(remove_edges=[("R", "A")], add_edges=[("R", "C")])
+    assert {row["node"]: row["rank"] for row in r.current().collect()} == {"R": 0, "A": 1, "B": 2}
+    delta = r.apply(remove_edges=[("R", "A")])
+    assert (delta.added, delta.removed) == (set(), {"A", "B"})
