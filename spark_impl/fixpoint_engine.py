@@ -38,7 +38,6 @@ never nodes:
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -46,16 +45,13 @@ from typing import Any
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from spark_impl.join_scope import without_broadcasts
 from spark_impl.keyed_table import KeyedTables, Table
 from spark_impl.state import union_all
 
 Node = Hashable
 Edge = tuple[Any, Any]
 
-#: frontiers up to this many rows are broadcast against the big tables
-BROADCAST_ROWS = 200_000
-#: ... when the stored tables hold at least this many rows (below, shuffle joins)
-SHUFFLE_BELOW = 50_000
 #: a batch of at least this many rows ...
 BULK_ROWS = 10_000
 #: ... and this share of the stored edges is recomputed from scratch
@@ -133,13 +129,13 @@ def _scratch(df: DataFrame, **aggs: Column) -> tuple[DataFrame, dict[str, int]]:
     return out, {k: int(row[k] or 0) for k in aggs}
 
 
-#: the broadcast limit in force (an update over small tables sets it to -1:
-#: every broadcast is a Spark job of its own, a shuffle of a small table is not)
-_BROADCAST_LIMIT: ContextVar[int] = ContextVar("broadcast_limit", default=BROADCAST_ROWS)
-
-
 def _small(df: DataFrame, rows: int) -> DataFrame:
-    return F.broadcast(df) if rows <= _BROADCAST_LIMIT.get() else df
+    """The small side of a join, hashed where it meets the big side: a shuffled
+    hash join (the hint also keeps Spark from broadcasting it: a broadcast is
+    a Spark job of its own). The big side, partitioned by the join's first
+    key, is not shuffled (``spark.sql.requireAllClusterKeysForCoPartition``
+    is off, see spark_impl/session.py)."""
+    return df.hint("shuffle_hash")
 
 
 def _lookup(big: DataFrame, probe: DataFrame, on: list[str], rows: int) -> DataFrame:
@@ -235,6 +231,7 @@ class IncrementalReachability:
     def live(self, table: Any) -> None:
         self._restore("live", table.all())
 
+    @without_broadcasts
     def _restore(self, name: str, rows: DataFrame) -> None:
         """Replace a stored table by weighted rows (``w > 0``), e.g. read back from a snapshot."""
         tables = {n: self._state.current(n) for n in TABLES}
@@ -253,6 +250,7 @@ class IncrementalReachability:
 
     # --- make: from scratch -------------------------------------------------------
 
+    @without_broadcasts
     def make(self, roots: DataFrame, edges: DataFrame) -> tuple[DataFrame, Work]:
         """The fixpoint of ``roots (node)`` and ``edges (src, dst)`` from scratch;
         returns the live set ``(node, rank)`` (exact BFS distances) and the work."""
@@ -291,6 +289,7 @@ class IncrementalReachability:
 
     # --- apply --------------------------------------------------------------------
 
+    @without_broadcasts
     def apply(self, add_roots: Sequence[Any] = (), remove_roots: Sequence[Any] = (),
               add_edges: Sequence[Edge] = (), remove_edges: Sequence[Edge] = ()) -> FixpointDelta:
         """One batch (FIX-DEC-BATCH): ``roots' = (roots \\ remove) ∪ add``, likewise edges.
@@ -309,12 +308,7 @@ class IncrementalReachability:
         if s.rows("roots") + s.rows("edges") == 0 or (len(rows) >= BULK_ROWS
                                                       and len(rows) >= BULK_SHARE * s.rows("edges")):
             return self._bulk(batch)
-        small = s.rows("edges") + s.rows("live") < SHUFFLE_BELOW
-        token = _BROADCAST_LIMIT.set(-1 if small else BROADCAST_ROWS)
-        try:
-            state, delta = _Update(self, s).run(batch, len(rows))
-        finally:
-            _BROADCAST_LIMIT.reset(token)
+        state, delta = _Update(self, s).run(batch, len(rows))
         self._swap(state)
         return delta
 

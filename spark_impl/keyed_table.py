@@ -115,7 +115,7 @@ class KeyedTables:
         changes = self._changes(name)
         if changes is None:
             return base
-        kept = base.join(F.broadcast(changes.select(*t.key)), list(t.key), "left_anti")
+        kept = base.join(changes.select(*t.key).hint("shuffle_hash"), list(t.key), "left_anti")
         return kept.unionByName(changes.where("present").select(*t.columns))
 
     def rows(self, name: str) -> int:
@@ -148,7 +148,7 @@ class KeyedTables:
             if new is not None and new[1]:
                 bounds[name] += new[1]
                 if old is not None:
-                    parts.append(old.join(F.broadcast(new[0].select(*t.key)), list(t.key), "left_anti"))
+                    parts.append(old.join(new[0].select(*t.key).hint("shuffle_hash"), list(t.key), "left_anti"))
                 parts.append(self._tagged(name, new[0]))
             elif old is not None:
                 parts.append(old)
