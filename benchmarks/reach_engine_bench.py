@@ -13,8 +13,10 @@ engine is loaded with ``make``; then, ``--repeats`` times each:
 * recompute: ``make`` from scratch on a fresh engine over the same graph.
 
 Printed per size: the stored edge and live-node counts, the median seconds of
-each operation, the recompute/insert and recompute/delete ratios, and the
-driver JVM heap in use after the updates. The updates' outcome (one node added
+each operation, the recompute/insert and recompute/delete ratios, the Spark
+jobs of one insert and of one delete (the most over the repeats, counted with
+the SparkContext's status tracker), and the driver JVM heap in use after the
+updates. The updates' outcome (one node added
 then removed) is checked, so a broken engine cannot report a fast time.
 """
 
@@ -58,6 +60,18 @@ def heap_mb(spark: Any) -> float:
     return float(runtime.totalMemory() - runtime.freeMemory()) / 2**20
 
 
+def newest_job(spark: Any) -> int:
+    """The id of the session's newest Spark job (ids count up from 0)."""
+    return max([-1, *spark.sparkContext.statusTracker().getJobIdsForGroup(None)])
+
+
+def counted(spark: Any, fn: Callable[[], Any]) -> tuple[float, int, Any]:
+    """Seconds, Spark jobs and result of ``fn()``."""
+    before = newest_job(spark)
+    seconds, out = timed(fn)
+    return seconds, newest_job(spark) - before, out
+
+
 def bench_size(spark: Any, edges: int, kind: str, repeats: int) -> dict[str, Any]:
     from spark_impl.fixpoint_engine import IncrementalReachability
 
@@ -67,21 +81,24 @@ def bench_size(spark: Any, edges: int, kind: str, repeats: int) -> dict[str, Any
     make_s, _ = timed(lambda: engine.make(roots, edge_df))
     sizes = engine.sizes()
     fresh = 10 * edges  # ids never used by the generator
-    inserts, deletes = [], []
+    inserts, deletes, insert_jobs, delete_jobs = [], [], [], []
     for i in range(repeats):
         edge = [(0, fresh + i)]
-        t, delta = timed(partial(engine.apply, add_edges=edge))
+        t, jobs, delta = counted(spark, partial(engine.apply, add_edges=edge))
         assert (delta.added_count, delta.removed_count) == (1, 0), (delta.added_count, delta.removed_count)
         inserts.append(t)
-        t, delta = timed(partial(engine.apply, remove_edges=edge))
+        insert_jobs.append(jobs)
+        t, jobs, delta = counted(spark, partial(engine.apply, remove_edges=edge))
         assert (delta.added_count, delta.removed_count) == (0, 1), (delta.added_count, delta.removed_count)
         deletes.append(t)
+        delete_jobs.append(jobs)
     recomputes = [timed(lambda: IncrementalReachability(spark, "bigint").make(roots, edge_df))[0]
                   for _ in range(repeats)]
     ins, dele, rec = (statistics.median(x) for x in (inserts, deletes, recomputes))
     return {"edges": sizes["edges"], "live": sizes["live"], "make_s": make_s, "insert_s": ins,
             "delete_s": dele, "recompute_s": rec, "recompute_per_insert": rec / ins,
-            "recompute_per_delete": rec / dele, "driver_heap_mb": heap_mb(spark)}
+            "recompute_per_delete": rec / dele, "insert_jobs": max(insert_jobs),
+            "delete_jobs": max(delete_jobs), "driver_heap_mb": heap_mb(spark)}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -98,7 +115,7 @@ def main(argv: list[str] | None = None) -> None:
     spark = build_session(app_name="reach-engine-bench")
     print(f"graph={args.graph} repeats={args.repeats} (medians; seconds)")
     header = ("edges", "live", "make_s", "insert_s", "delete_s", "recompute_s", "recompute_per_insert",
-              "recompute_per_delete", "driver_heap_mb")
+              "recompute_per_delete", "insert_jobs", "delete_jobs", "driver_heap_mb")
     print("  ".join(f"{h:>20}" for h in header))
     for n in sizes:
         row = bench_size(spark, n, args.graph, args.repeats)

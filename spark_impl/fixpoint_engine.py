@@ -231,12 +231,19 @@ class IncrementalReachability:
     def live(self, table: Any) -> None:
         self._restore("live", table.all())
 
-    @without_broadcasts
     def _restore(self, name: str, rows: DataFrame) -> None:
         """Replace a stored table by weighted rows (``w > 0``), e.g. read back from a snapshot."""
         tables = {n: self._state.current(n) for n in TABLES}
         tables[name] = rows.where("w > 0")
-        self._swap(self._built(tables["roots"], tables["edges"], tables["live"]))
+        self.restore(tables["roots"], tables["edges"], tables["live"])
+
+    @without_broadcasts
+    def restore(self, roots: DataFrame, edges: DataFrame, live: DataFrame) -> None:
+        """Take ``roots (node)``, ``edges (src, dst)`` and ``live (node, rank)`` as
+        the stored state (e.g. saved by a previous run): written and partitioned
+        once, swapped in at the end. The caller vouches that ``live`` is the
+        fixpoint of the two with ranks satisfying FIX-DEC-RANK-INVARIANT."""
+        self._swap(self._built(roots.select("node"), edges.select("src", "dst"), live.select("node", "rank")))
 
     # --- observations ------------------------------------------------------------
 

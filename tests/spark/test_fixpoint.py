@@ -22,6 +22,10 @@ pytestmark = pytest.mark.spark
 
 Edge = tuple[str, str]
 
+#: Spark jobs a single-edge insert and delete may run (measured: benchmarks.reach_engine_bench)
+JOBS_PER_INSERT = 5
+JOBS_PER_DELETE = 8
+
 
 def lfp(roots: set[str], edges: set[Edge]) -> set[str]:
     live: set[str] = set()
@@ -121,6 +125,7 @@ def test_make_from_scratch_in_dataframe_rounds(spark: Any) -> None:
     assert delta.added == {7, 8} and delta.removed == set()
 
 
+@pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
 def test_a_failed_update_leaves_the_state_unchanged(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Atomic updates: the new tables are written first and swapped in at the
     end, so an update that fails while writing leaves the old state in force."""
@@ -140,3 +145,32 @@ def test_a_failed_update_leaves_the_state_unchanged(spark: Any, monkeypatch: pyt
     assert {row["node"]: row["rank"] for row in r.current().collect()} == {"R": 0, "A": 1, "B": 2}
     delta = r.apply(remove_edges=[("R", "A")])
     assert (delta.added, delta.removed) == (set(), {"A", "B"})
+
+
+def _jobs(spark: Any) -> int:
+    """The id of the newest Spark job of the session (ids count up from 0)."""
+    return max([-1, *spark.sparkContext.statusTracker().getJobIdsForGroup(None)])
+
+
+@pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
+def test_jobs_per_single_edge_update_do_not_grow_with_the_graph(spark: Any) -> None:
+    """A single-edge insert and delete run a fixed handful of Spark jobs (a round is
+    one job: no broadcast of the small sides, no driver loop), the same on a graph of
+    20 edges and of 2,000 (0 -> i -> i + n, two levels)."""
+    from spark_impl.fixpoint_engine import IncrementalReachability
+
+    counts = []
+    for n in (10, 1000):
+        r = IncrementalReachability(spark, "bigint")
+        r.make(spark.createDataFrame([(0,)], "node bigint"),
+               spark.range(1, n + 1).selectExpr("0 as src", "id as dst")
+               .unionByName(spark.range(1, n + 1).selectExpr("id as src", f"id + {n} as dst")))
+        per_update = []
+        for change in ({"add_edges": [(0, -1)]}, {"remove_edges": [(0, -1)]}):
+            before = _jobs(spark)
+            delta = r.apply(**change)
+            per_update.append(_jobs(spark) - before)
+            assert delta.added_count + delta.removed_count == 1
+        counts.append(per_update)
+    assert counts[0] == counts[1]
+    assert counts[0][0] <= JOBS_PER_INSERT and counts[0][1] <= JOBS_PER_DELETE, counts
