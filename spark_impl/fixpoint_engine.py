@@ -13,13 +13,18 @@ Everything runs on the executors, as rounds of DataFrame joins; the driver
 holds DataFrame handles and counts (a round's frontier size, its least rank),
 never nodes:
 
-* state (:class:`~spark_impl.keyed_table.KeyedTable`, reliably checkpointed):
-  ``roots (node)``; the edges twice, partitioned by source (``stepFwd``) and by
-  target (``stepInv``, the paper's maintained index), so a round shuffles the
-  frontier, not the edges; ``live (node, rank)`` partitioned by node;
-* a frontier is a DataFrame; while it is small (``BROADCAST_ROWS``) it is
-  broadcast against the big tables (no shuffle, one scan of each), past that
-  the joins shuffle it onto the tables' layout;
+* state (:class:`~spark_impl.keyed_table.KeyedTables`, reliably checkpointed,
+  FIX-DEC-SPARK-STATE): ``roots (node)``; the edges twice, partitioned by
+  source (``stepFwd``) and by target (``stepInv``, the paper's maintained
+  index), so a round shuffles the frontier, not the edges; ``live (node,
+  rank)`` partitioned by node;
+* a frontier is a DataFrame, the small side of shuffled hash joins onto the
+  tables' layout; nothing is broadcast (:mod:`spark_impl.join_scope`: each
+  broadcast is a Spark job of its own, which made a single-edge delete 38
+  jobs). A round is one job (its scratch data and counts together): a
+  single-edge insert is 5 jobs (net change, seeds, one expansion round, the
+  output delta, the write), a delete 8, whatever the graph's size
+  (``tests/spark/test_fixpoint.py``; figures by ``benchmarks.reach_engine_bench``);
 * contraction is the cascade in synchronous rounds (candidates without a live
   deriver of lower rank die; the successors of the dead are the next
   candidates), whose result is the worklist cascade's: under the rank
