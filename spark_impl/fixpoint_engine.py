@@ -22,9 +22,13 @@ never nodes:
   tables' layout; nothing is broadcast (:mod:`spark_impl.join_scope`: each
   broadcast is a Spark job of its own, which made a single-edge delete 38
   jobs). A round is one job (its scratch data and counts together): a
-  single-edge insert is 5 jobs (net change, seeds, one expansion round, the
-  output delta, the write), a delete 8, whatever the graph's size
-  (``tests/spark/test_fixpoint.py``; figures by ``benchmarks.reach_engine_bench``);
+  single-edge insert is 5 jobs on a fresh state (net change, seeds, one
+  expansion round, the output delta, the write; 7 once earlier updates left
+  an overlay), a delete 8, whatever the graph's size
+  (``tests/spark/test_fixpoint.py``; figures by ``benchmarks.reach_engine_bench``).
+  Not yet done: a stored table read through its overlay (a union) loses its
+  hash partitioning, so a round's join shuffles that table whole, which is
+  why an update costs about what a recompute does at 10^4-10^6 edges;
 * contraction is the cascade in synchronous rounds (candidates without a live
   deriver of lower rank die; the successors of the dead are the next
   candidates), whose result is the worklist cascade's: under the rank
