@@ -2,65 +2,82 @@
 
 The live set ``lfp(F)``, ``F(S) = roots ∪ {y | x ∈ S, (x, y) ∈ edges}``, is
 maintained under batches of changes (FIX-DEC-BATCH: net removals by
-contraction, then net additions by expansion), with the reference's two
-corrections of the printed pseudo-code: the expansion frontier is
-``F'(current) \\ current`` (FIX-DEC-EXPAND-SEED), and an added element gets
-``1 + min rank of its live derivers`` (FIX-DEC-REDERIVE-RANK), so the rank
-invariant holds after every operation (base elements rank 0, every other live
-element has a live deriver of strictly lower rank).
+contraction, FIX-ALG-CONTRACT, then net additions by expansion,
+FIX-ALG-EXPAND), with the reference's corrections of the printed pseudo-code:
+the expansion frontier is ``F'(current) \\ current`` (FIX-DEC-EXPAND-SEED), and
+an added or re-derived element gets ``1 + min rank of its live derivers``
+(FIX-DEC-REDERIVE-RANK), so the rank invariant FIX-DEC-RANK-INVARIANT holds
+after every operation.
 
-State, in Spark (:class:`~spark_impl.state.ZSetTable`: a checkpointed base plus
-small pending deltas, so an update writes in proportion to the change):
-``roots (node)``, ``edges (src, dst)``, ``live (node, rank)``.
+Everything runs on the executors, as rounds of DataFrame joins; the driver
+holds DataFrame handles and counts (a round's frontier size, its least rank),
+never nodes:
 
-Two regimes, by frontier size:
-
-* *from scratch* (``make``) the frontier is large: semi-naive BFS rounds as
-  DataFrame joins, ``next = succ(frontier) \\ live`` (only the frontier joins
-  the edges, FIX-DEF-6), each round materialised with ``localCheckpoint``
-  (without it the plan grows ~3x per round; see docs/ARCHITECTURE.md), the edges hash
-  partitioned by source once so a round shuffles only the frontier;
-* *incremental* (``apply``) the frontier is small: each round is one Spark
-  job that broadcasts the frontier against the edges and the live set and
-  brings back, per frontier element, its rank, whether it is a root, and its
-  predecessors and successors with their ranks; the round's decisions (who
-  dies in the well-founded cascade, FIX-DEF-7; who is settled by expansion)
-  are taken on those few rows. A frontier that grows past
-  ``DRIVER_FRONTIER`` elements falls back to the DataFrame rounds.
-
-Spark has no index, so every round scans the edges and the live set once
-(broadcast hash join, no shuffle); the rows it *returns*, and everything the
-update writes, are proportional to the frontier.
+* state (:class:`~spark_impl.keyed_table.KeyedTables`, reliably checkpointed,
+  FIX-DEC-SPARK-STATE): ``roots (node)``; the edges twice, partitioned by
+  source (``stepFwd``) and by target (``stepInv``, the paper's maintained
+  index), so a round shuffles the frontier, not the edges; ``live (node,
+  rank)`` partitioned by node;
+* a frontier is a DataFrame, the small side of shuffled hash joins onto the
+  tables' layout; nothing is broadcast (:mod:`spark_impl.join_scope`: each
+  broadcast is a Spark job of its own, which made a single-edge delete 38
+  jobs). A round is one job (its scratch data and counts together): a
+  single-edge insert is 5 jobs on a fresh state (net change, seeds, one
+  expansion round, the output delta, the write; 7 once earlier updates left
+  an overlay), a delete 8, whatever the graph's size
+  (``tests/spark/test_fixpoint.py``; figures by ``benchmarks.reach_engine_bench``).
+  Not yet done: a stored table read through its overlay (a union) loses its
+  hash partitioning, so a round's join shuffles that table whole, which is
+  why an update costs about what a recompute does at 10^4-10^6 edges;
+* contraction is the cascade in synchronous rounds (candidates without a live
+  deriver of lower rank die; the successors of the dead are the next
+  candidates), whose result is the worklist cascade's: under the rank
+  invariant an element's fate depends only on elements of lower rank, so the
+  order of examination does not matter (FIX-DEC-GAP). Then re-derivation:
+  the dead with a surviving deriver are the frontier of an expansion;
+* expansion settles elements in rank order, one rank per round (a round
+  settles every tentative element of the least tentative rank), which is the
+  reference's priority-queue order, so ranks agree with it exactly;
+* an update writes its new tables first and swaps them in at the end (atomic:
+  a failure leaves the old state); ``make``, the first batch and any batch
+  of at least ``BULK_ROWS`` rows and ``BULK_SHARE`` of the edges take the
+  from-scratch path (semi-naive BFS rounds, FIX-LEM-SEMINAIVE).
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from spark_impl.state import ZSetTable, consolidate_rows, materialise, union_all
+from spark_impl.join_scope import without_broadcasts
+from spark_impl.keyed_table import KeyedTables, Table
+from spark_impl.state import union_all
 
 Node = Hashable
 Edge = tuple[Any, Any]
 
-#: incremental frontiers up to this size are decided in the driver, one job per round
-DRIVER_FRONTIER = 50_000
-#: DataFrame-round frontiers up to this many rows are broadcast against the big tables
-BROADCAST_ROWS = 200_000
+#: a batch of at least this many rows ...
+BULK_ROWS = 10_000
+#: ... and this share of the stored edges is recomputed from scratch
+BULK_SHARE = 0.1
 
 
 @dataclass
 class Work:
-    """What an update touched: frontier/worklist elements, edge rows read, rounds (jobs).
+    """What an update examined (FIX-CLAIM-COMPLEXITY), counted as the reference counts it.
 
-    ``edges_scanned`` counts the edge rows the update examines (the predecessors
-    and successors a fetch brings back, or the frontier's offers in a DataFrame
-    round); the scan Spark runs behind each fetch reads the whole edge table
-    (no index) and is not counted here: ``rounds`` counts those jobs.
+    ``elements_visited``: seeds and cascade candidates examined, elements
+    settled by expansion, dead elements examined for re-derivation;
+    ``edges_scanned``: the added/removed pairs examined, and the edge rows the
+    rounds' joins produced (successors of settled and dead elements,
+    predecessors of candidates and of the dead); ``rounds``: Spark rounds.
+    Spark has no index, so a round's joins read every partition of the edge
+    tables; these counters are the rows that the algorithm examines.
     """
 
     elements_visited: int = 0
@@ -74,21 +91,94 @@ class Work:
 
 @dataclass
 class FixpointDelta:
-    """The output delta of an update: lfp(F') \\ lfp(F) and lfp(F) \\ lfp(F')."""
+    """The output delta of an update, ``lfp(F') \\ lfp(F)`` and ``lfp(F) \\ lfp(F')``,
+    as DataFrames of ``node`` with their sizes; ``added``/``removed`` collect
+    them to the driver on first use (for small deltas: observations, tests)."""
 
-    added: set[Any]
-    removed: set[Any]
+    added_frame: DataFrame
+    removed_frame: DataFrame
+    added_count: int
+    removed_count: int
     work: Work = field(default_factory=Work)
 
+    @cached_property
+    def added(self) -> set[Any]:
+        return {r["node"] for r in self.added_frame.collect()}
 
-@dataclass
-class NodeInfo:
-    """One frontier element as the live set and the edges see it (stored ranks)."""
+    @cached_property
+    def removed(self) -> set[Any]:
+        return {r["node"] for r in self.removed_frame.collect()}
 
-    rank: int | None = None  # None: not live
-    is_root: bool = False
-    preds: list[tuple[Any, int | None]] = field(default_factory=list)  # (src, rank of src)
-    succs: list[tuple[Any, int | None]] = field(default_factory=list)  # (dst, rank of dst)
+
+TABLES = ("roots", "edges", "live")
+
+
+class StoredTable:
+    """A read-only face of one stored table as weighted rows (``w = 1``), for
+    snapshots and observations: ``all()`` a DataFrame, ``collect_rows()`` a dict."""
+
+    def __init__(self, state: KeyedTables, name: str) -> None:
+        self.state, self.name = state, name
+
+    def all(self) -> DataFrame:
+        return self.state.current(self.name).withColumn("w", F.lit(1).cast("bigint"))
+
+    def collect_rows(self) -> dict[tuple[Any, ...], int]:
+        """Every row (small tables only: observations of a conformance case)."""
+        columns = self.state.tables[self.name].columns
+        return {tuple(r[c] for c in columns): 1 for r in self.state.current(self.name).collect()}
+
+
+def _scratch(df: DataFrame, **aggs: Column) -> tuple[DataFrame, dict[str, int]]:
+    """Scratch data of one round, computed once by the one job that also
+    computes its aggregates ``aggs`` (ints: counts, a least rank). It dies with
+    the update, so ``localCheckpoint`` is enough; the lineage is cut there."""
+    out = df.localCheckpoint(eager=False)
+    row = out.agg(*(a.alias(k) for k, a in aggs.items())).collect()[0]
+    return out, {k: int(row[k] or 0) for k in aggs}
+
+
+def _small(df: DataFrame, rows: int) -> DataFrame:
+    """The small side of a join, hashed where it meets the big side: a shuffled
+    hash join (the hint also keeps Spark from broadcasting it: a broadcast is
+    a Spark job of its own). The big side, partitioned by the join's first
+    key, is not shuffled (``spark.sql.requireAllClusterKeysForCoPartition``
+    is off, see spark_impl/session.py)."""
+    return df.hint("shuffle_hash")
+
+
+def _lookup(big: DataFrame, probe: DataFrame, on: list[str], rows: int) -> DataFrame:
+    """The rows of ``big`` matching a key of ``probe``; without a shuffle of
+    ``big`` when ``probe`` is small (the probe's keys broadcast, ``big`` streamed)."""
+    return big.join(_small(probe.select(*on).distinct(), rows), on, "left_semi")
+
+
+def _count_if(condition: Column) -> Column:
+    return F.sum(F.when(condition, F.lit(1)).otherwise(F.lit(0)))
+
+
+class _Live:
+    """The live set as an update stands: the stored ``(node, rank)`` minus the
+    nodes taken out (dead, re-ranked), plus the nodes put in (settled,
+    re-ranked). Each part is scratch data of the update."""
+
+    def __init__(self, stored: DataFrame) -> None:
+        self.stored = stored
+        self.out: list[tuple[DataFrame, int]] = []
+        self.put: list[DataFrame] = []
+
+    def frame(self) -> DataFrame:
+        kept = self.stored
+        if self.out:  # one broadcast of every part taken out (a broadcast is a Spark job)
+            gone = union_all([df.select("node") for df, _ in self.out])
+            kept = kept.join(_small(gone, sum(n for _, n in self.out)), "node", "left_anti")
+        return union_all([kept, *(df.select("node", "rank") for df in self.put)])
+
+    def ranks(self, probe: DataFrame, rows: int, node: str = "node", rank: str = "rank") -> DataFrame:
+        """``(node, rank)`` of the live elements among ``probe``'s ``node`` column, renamed."""
+        keys = probe.select(F.col(node).alias("node"))
+        return _lookup(self.frame(), keys, ["node"], rows).select(
+            F.col("node").alias(node), F.col("rank").alias(rank))
 
 
 class IncrementalReachability:
@@ -97,266 +187,334 @@ class IncrementalReachability:
     def __init__(self, spark: SparkSession, node_type: str = "string") -> None:
         self.spark = spark
         self.node_type = node_type
-        self.roots = ZSetTable(self._frame([], "node"), ["node"], 0)
-        self.edges = ZSetTable(self._frame([], "src", "dst"), ["src", "dst"], 0)
-        self.live = ZSetTable(self._ranked([]), ["node", "rank"], 0)
+        nodes, edges = self._frame([], "node"), self._frame([], "src", "dst")
+        self._state = KeyedTables.of({
+            "roots": Table.empty(nodes, ("node",)),
+            "edges": Table.empty(edges, ("src", "dst"), layouts=(("src",), ("dst",))),
+            "live": Table.empty(self._ranked(), ("node",), ("rank",))})
 
     # --- frames ------------------------------------------------------------------
 
     def _frame(self, rows: Sequence[tuple[Any, ...]], *columns: str) -> DataFrame:
-        schema = ", ".join(f"{c} {self.node_type}" for c in columns)
-        return self.spark.createDataFrame(list(rows), f"{schema}, w bigint")
+        return self.spark.createDataFrame(list(rows), ", ".join(f"{c} {self.node_type}" for c in columns))
 
-    def _ranked(self, rows: Sequence[tuple[Any, int, int]]) -> DataFrame:
-        return self.spark.createDataFrame(list(rows), f"node {self.node_type}, rank bigint, w bigint")
+    def _ranked(self) -> DataFrame:
+        """An empty ``(node, rank)`` frame."""
+        return self.spark.createDataFrame([], f"node {self.node_type}, rank bigint")
 
-    def _nodes(self, nodes: Iterable[Any]) -> DataFrame:
-        return self.spark.createDataFrame([(n,) for n in nodes], f"node {self.node_type}")
+    @staticmethod
+    def _built(roots: DataFrame, edges: DataFrame, live: DataFrame) -> KeyedTables:
+        return KeyedTables.of({
+            "roots": Table.build(roots, ("node",)),
+            "edges": Table.build(edges, ("src", "dst"), layouts=(("src",), ("dst",))),
+            "live": Table.build(live, ("node",), ("rank",))})
+
+    def _swap(self, state: KeyedTables) -> None:
+        """Make ``state`` (every table already written) the engine's, all at once."""
+        old, self._state = self._state, state
+        old.release(state)
+
+    # --- the stored tables, as weighted rows (snapshots, observations) ------------------
+
+    @property
+    def roots(self) -> StoredTable:
+        return StoredTable(self._state, "roots")
+
+    @roots.setter
+    def roots(self, table: Any) -> None:
+        self._restore("roots", table.all())
+
+    @property
+    def edges(self) -> StoredTable:
+        return StoredTable(self._state, "edges")
+
+    @edges.setter
+    def edges(self, table: Any) -> None:
+        self._restore("edges", table.all())
+
+    @property
+    def live(self) -> StoredTable:
+        return StoredTable(self._state, "live")
+
+    @live.setter
+    def live(self, table: Any) -> None:
+        self._restore("live", table.all())
+
+    def _restore(self, name: str, rows: DataFrame) -> None:
+        """Replace a stored table by weighted rows (``w > 0``), e.g. read back from a snapshot."""
+        tables = {n: self._state.current(n) for n in TABLES}
+        tables[name] = rows.where("w > 0")
+        self.restore(tables["roots"], tables["edges"], tables["live"])
+
+    @without_broadcasts
+    def restore(self, roots: DataFrame, edges: DataFrame, live: DataFrame) -> None:
+        """Take ``roots (node)``, ``edges (src, dst)`` and ``live (node, rank)`` as
+        the stored state (e.g. saved by a previous run): written and partitioned
+        once, swapped in at the end. The caller vouches that ``live`` is the
+        fixpoint of the two with ranks satisfying FIX-DEC-RANK-INVARIANT."""
+        self._swap(self._built(roots.select("node"), edges.select("src", "dst"), live.select("node", "rank")))
 
     # --- observations ------------------------------------------------------------
 
     def current(self) -> DataFrame:
         """The live set with ranks: ``(node, rank)``."""
-        return self.live.all().where(F.col("w") > 0).select("node", "rank")
+        return self._state.current("live")
 
-    # --- make: BFS rounds as DataFrame joins ----------------------------------------
+    def sizes(self) -> dict[str, int]:
+        """Stored row counts (one job per table): roots, edges, live nodes."""
+        return {name: self._state.current(name).count() for name in TABLES}
 
+    # --- make: from scratch -------------------------------------------------------
+
+    @without_broadcasts
     def make(self, roots: DataFrame, edges: DataFrame) -> tuple[DataFrame, Work]:
         """The fixpoint of ``roots (node)`` and ``edges (src, dst)`` from scratch;
         returns the live set ``(node, rank)`` (exact BFS distances) and the work."""
-        partitions = int(self.spark.conf.get("spark.sql.shuffle.partitions") or "2")
-        root_rows = materialise(roots.select("node").distinct().withColumn("w", F.lit(1)))
-        edge_rows = materialise(edges.select("src", "dst").distinct()
-                                .repartition(partitions, "src").withColumn("w", F.lit(1)))
-        self.roots = ZSetTable(root_rows, ["node"], root_rows.count())
-        self.edges = ZSetTable(edge_rows, ["src", "dst"], edge_rows.count())
-        self.live = ZSetTable(self._ranked([]), ["node", "rank"], 0)
+        state, work = self._from_scratch(roots.select("node").distinct(),
+                                         edges.select("src", "dst").distinct())
+        self._swap(state)
+        return state.current("live"), work
+
+    def _from_scratch(self, roots: DataFrame, edges: DataFrame) -> tuple[KeyedTables, Work]:
+        """Semi-naive BFS rounds (FIX-LEM-SEMINAIVE): only the frontier joins the
+        edges (FIX-DEF-6); ``next = succ(frontier) \\ live``."""
+        given = self._built(roots, edges, self._ranked())
+        out = given.current("edges")
         work = Work()
-        frontier = root_rows.select("node", F.lit(0).cast("bigint").alias("rank"))
         settled: list[DataFrame] = []
-        frontier, n = _sized(frontier)
+        frontier, t = _scratch(given.current("roots").select("node", F.lit(0).cast("bigint").alias("rank")),
+                               n=F.count(F.lit(1)))
+        n = t["n"]
         while n:
             work.rounds += 1
             work.elements_visited += n
             settled.append(frontier)
-            live = union_all(settled)
-            probe = F.broadcast(frontier) if n <= BROADCAST_ROWS else frontier
-            offered = (edge_rows.join(probe.select(F.col("node").alias("src"), "rank"), "src")
-                       .groupBy(F.col("dst").alias("node")).agg((F.min("rank") + 1).alias("rank")))
-            frontier, n = _sized(offered.join(live.select("node"), "node", "left_anti"))
-        result = materialise(union_all([self._ranked([]).select("node", "rank"), *settled]))
-        self.live = ZSetTable(result.withColumn("w", F.lit(1)), ["node", "rank"], result.count())
-        return result, work
+            offers = out.join(_small(frontier, n).select(F.col("node").alias("src"), "rank"), "src")
+            fresh = offers.groupBy(F.col("dst").alias("node")).agg(
+                (F.min("rank") + 1).alias("rank"), F.count(F.lit(1)).alias("scanned"))
+            for part in settled:
+                fresh = fresh.join(part.select("node"), "node", "left_anti")
+            frontier, t = _scratch(fresh.select("node", "rank"), n=F.count(F.lit(1)))
+            n = t["n"]
+        # every settled element's successors were scanned once: the edges out of the live set
+        work.edges_scanned += (out.join(union_all([self._ranked(), *settled]).select(F.col("node").alias("src")),
+                                        "src", "left_semi").count())
+        live = Table.build(union_all([self._ranked(), *settled]), ("node",), ("rank",))
+        return KeyedTables.of({"roots": given.tables["roots"], "edges": given.tables["edges"],
+                               "live": live}), work
 
-    # --- apply: small frontiers decided in the driver -----------------------------------
+    # --- apply --------------------------------------------------------------------
 
-    def fetch(self, nodes: Iterable[Any]) -> dict[Any, NodeInfo]:
-        """Rank, root flag, predecessors and successors (with their ranks) of each
-        of ``nodes``, as stored: two single-stage Spark jobs (``isin`` filters on
-        every part of the tables, consolidated here), no shuffle, no broadcast."""
-        probe = list(set(nodes))
-        touching = (F.col("src").isin(probe) | F.col("dst").isin(probe))
-        tagged = union_all([
-            self.edges.matching(touching).select(F.lit("E").alias("tag"), "src", "dst", "w"),
-            self.roots.matching(F.col("node").isin(probe))
-            .select(F.lit("R").alias("tag"), F.col("node").alias("src"), F.col("node").alias("dst"), "w"),
-        ]).collect()
-        edges = consolidate_rows([r for r in tagged if r["tag"] == "E"], ["src", "dst"])
-        roots = consolidate_rows([r for r in tagged if r["tag"] == "R"], ["src"])
-        around = set(probe) | {u for u, _ in edges} | {v for _, v in edges}
-        live = consolidate_rows(self.live.matching(F.col("node").isin(list(around))).collect(),
-                                ["node", "rank"])
-        rank = {node: r for (node, r), w in live.items() if w > 0}
-        info = {n: NodeInfo(rank.get(n), (n,) in roots) for n in probe}
-        for (u, v), w in edges.items():
-            if w <= 0:
-                continue
-            if v in info:
-                info[v].preds.append((u, rank.get(u)))
-            if u in info:
-                info[u].succs.append((v, rank.get(v)))
-        return info
-
+    @without_broadcasts
     def apply(self, add_roots: Sequence[Any] = (), remove_roots: Sequence[Any] = (),
               add_edges: Sequence[Edge] = (), remove_edges: Sequence[Edge] = ()) -> FixpointDelta:
-        """One batch (FIX-DEC-BATCH): ``roots' = (roots \\ remove) ∪ add``, likewise edges."""
-        return _Update(self, Work()).run(list(dict.fromkeys(add_roots)), list(dict.fromkeys(remove_roots)),
-                                         list(dict.fromkeys(add_edges)), list(dict.fromkeys(remove_edges)))
+        """One batch (FIX-DEC-BATCH): ``roots' = (roots \\ remove) ∪ add``, likewise edges.
 
+        The batch arrives as driver lists (the caller's input); a removal that
+        the batch also adds is dropped here (it is a no-op), the rest becomes a
+        DataFrame at once, and nothing about the graph comes back but counts."""
+        adding_roots, adding_edges = dict.fromkeys(add_roots), dict.fromkeys((u, v) for u, v in add_edges)
+        rows = ([("R+", r, r) for r in adding_roots]
+                + [("R-", r, r) for r in dict.fromkeys(remove_roots) if r not in adding_roots]
+                + [("E+", u, v) for u, v in adding_edges]
+                + [("E-", u, v) for u, v in dict.fromkeys((u, v) for u, v in remove_edges)
+                   if (u, v) not in adding_edges])
+        s = self._state
+        batch = self.spark.createDataFrame(rows, f"kind string, src {self.node_type}, dst {self.node_type}")
+        if s.rows("roots") + s.rows("edges") == 0 or (len(rows) >= BULK_ROWS
+                                                      and len(rows) >= BULK_SHARE * s.rows("edges")):
+            return self._bulk(batch)
+        state, delta = _Update(self, s).run(batch, len(rows))
+        self._swap(state)
+        return delta
 
-def _sized(df: DataFrame) -> tuple[DataFrame, int]:
-    out = materialise(df)
-    return out, out.count()
+    def _bulk(self, batch: DataFrame) -> FixpointDelta:
+        """A batch as large as the graph (or the first one): recompute from scratch."""
+        s = self._state
+        roots = (s.current("roots").join(batch.where("kind = 'R-'").select(F.col("src").alias("node")),
+                                         "node", "left_anti")
+                 .unionByName(batch.where("kind = 'R+'").select(F.col("src").alias("node"))).distinct())
+        edges = (s.current("edges").join(batch.where("kind = 'E-'").select("src", "dst"), ["src", "dst"],
+                                         "left_anti")
+                 .unionByName(batch.where("kind = 'E+'").select("src", "dst")).distinct())
+        state, work = self._from_scratch(roots, edges)
+        old, new = s.current("live").select("node"), state.current("live").select("node")
+        added, a = _scratch(new.join(old, "node", "left_anti"), n=F.count(F.lit(1)))
+        removed, r = _scratch(old.join(new, "node", "left_anti"), n=F.count(F.lit(1)))
+        self._swap(state)
+        return FixpointDelta(added, removed, a["n"], r["n"], work)
 
 
 class _Update:
-    """One ``apply``: the driver's view of the touched elements, written back at the end.
+    """One incremental ``apply``: contraction, then expansion, then the new tables."""
 
-    ``initial`` holds the rank each touched element had when the update began
-    (None: not live), ``stored`` what the live table holds now, ``ranks`` the
-    update's overlay on it. ``info`` caches what
-    :meth:`IncrementalReachability.fetch` returned. Edges and roots are written
-    to Spark *before* the phase that needs them, so a fresh fetch sees the
-    phase's configuration.
-    """
-
-    def __init__(self, engine: IncrementalReachability, work: Work) -> None:
+    def __init__(self, engine: IncrementalReachability, state: KeyedTables) -> None:
         self.engine = engine
-        self.work = work
-        self.info: dict[Any, NodeInfo] = {}
-        self.initial: dict[Any, int | None] = {}
-        self.stored: dict[Any, int | None] = {}
-        self.ranks: dict[Any, int | None] = {}
+        self.state = state
+        self.work = Work()
+        self.live = _Live(state.current("live"))
+        self.dead: list[tuple[DataFrame, int]] = []  # the cascade's dead, per round
+        self.settled: list[DataFrame] = []  # (node, rank) settled by expansions
+        self.reranked: tuple[DataFrame, int] | None = None  # live elements that became roots: (node, 0)
 
-    def _note(self, node: Any, rank: int | None) -> None:
-        self.initial.setdefault(node, rank)
-        self.stored.setdefault(node, rank)
-
-    def _fetch(self, nodes: Iterable[Any], fresh: bool = False) -> None:
-        missing = {n for n in nodes if fresh or n not in self.info}
-        if not missing:
-            return
-        self.work.rounds += 1
-        self.work.elements_visited += len(missing)
-        fetched = self.engine.fetch(missing)
-        for n, entry in fetched.items():
-            self.work.edges_scanned += len(entry.preds) + len(entry.succs)
-            self._note(n, entry.rank)
-            for other, r in (*entry.preds, *entry.succs):
-                self._note(other, r)
-        self.info.update(fetched)
-
-    def rank(self, node: Any) -> int | None:
-        """The element's rank as the update stands (None: not live)."""
-        if node in self.ranks:
-            return self.ranks[node]
-        if node not in self.stored:
-            self._fetch([node])
-        return self.stored[node]
-
-    def run(self, add_roots: list[Any], remove_roots: list[Any],
-            add_edges: list[Edge], remove_edges: list[Edge]) -> FixpointDelta:
-        e = self.engine
-        present_roots, present_edges = self._present(add_roots + remove_roots, add_edges + remove_edges)
-        adding_roots, adding_edges = set(add_roots), set(add_edges)
-        gone_roots = [r for r in remove_roots if r in present_roots and r not in adding_roots]
-        gone_edges = [x for x in remove_edges if x in present_edges and x not in adding_edges]
-        new_roots = [r for r in add_roots if r not in present_roots]
-        new_edges = [x for x in add_edges if x not in present_edges]
-        if gone_roots or gone_edges:
-            e.roots.add(e._frame([(r, -1) for r in gone_roots], "node"), len(gone_roots))
-            e.edges.add(e._frame([(u, v, -1) for u, v in gone_edges], "src", "dst"), len(gone_edges))
-            self._contract(gone_roots, gone_edges)
-        if new_roots or new_edges:
-            e.roots.add(e._frame([(r, 1) for r in new_roots], "node"), len(new_roots))
-            e.edges.add(e._frame([(u, v, 1) for u, v in new_edges], "src", "dst"), len(new_edges))
-            self._expand(self._seeds(new_roots, new_edges))
-        self._write_live()
-        added = {x for x, r in self.stored.items() if r is not None and self.initial[x] is None}
-        removed = {x for x, r in self.stored.items() if r is None and self.initial[x] is not None}
-        return FixpointDelta(added, removed, self.work)
-
-    def _present(self, roots: list[Any], edges: list[Edge]) -> tuple[set[Any], set[Edge]]:
-        """Which of the change's roots and edges exist (one job, which also
-        fetches the live status and neighbourhoods of their endpoints)."""
-        self._fetch({u for u, _ in edges} | {v for _, v in edges} | set(roots))
-        present_roots = {r for r in roots if self.info[r].is_root}
-        present_edges = {(u, v) for u, v in edges if any(s == v for s, _ in self.info[u].succs)}
-        return present_roots, present_edges
+    def run(self, batch: DataFrame, rows: int) -> tuple[KeyedTables, FixpointDelta]:
+        s = self.state
+        roots, out_edges, in_edges = s.current("roots"), s.current("edges", 0), s.current("edges", 1)
+        # the net change (FIX-DEC-BATCH): present removals, absent additions (one job)
+        present = (_lookup(roots.select(F.col("node").alias("src"), F.col("node").alias("dst")),
+                           batch.where("kind like 'R%'"), ["src", "dst"], rows).withColumn("family", F.lit("R"))
+                   .unionByName(_lookup(out_edges, batch.where("kind like 'E%'"), ["src", "dst"], rows)
+                                .withColumn("family", F.lit("E"))))
+        marked = batch.withColumn("family", F.substring("kind", 1, 1)).join(
+            _small(present.withColumn("present", F.lit(True)), rows), ["family", "src", "dst"], "left")
+        net, t = _scratch(marked.where(F.col("kind").endswith("-") == F.col("present").isNotNull()),
+                          **{k: _count_if(F.col("kind") == k) for k in ("R+", "R-", "E+", "E-")})
+        gone_roots = net.where("kind = 'R-'").select(F.col("src").alias("node"))
+        new_roots = net.where("kind = 'R+'").select(F.col("src").alias("node"))
+        gone_edges = net.where("kind = 'E-'").select("src", "dst")
+        new_edges = net.where("kind = 'E+'").select("src", "dst")
+        self.gone_edges, self.n_ge = gone_edges, t["E-"]
+        mid_out = out_edges.join(_small(gone_edges, t["E-"]), ["src", "dst"], "left_anti")
+        if t["R-"] or t["E-"]:
+            mid_roots = roots.join(_small(gone_roots, t["R-"]), "node", "left_anti")
+            mid_in = in_edges.join(_small(gone_edges, t["E-"]), ["src", "dst"], "left_anti")
+            self.contract(gone_roots, t["R-"], gone_edges, t["E-"], mid_roots, mid_out, mid_in)
+        if t["R+"] or t["E+"]:
+            self.expand_additions(new_roots, t["R+"], new_edges, t["E+"], mid_out.unionByName(new_edges))
+        present_col, absent_col = F.lit(True).alias("present"), F.lit(False).alias("present")
+        changes = {
+            "roots": (gone_roots.select("node", absent_col).unionByName(new_roots.select("node", present_col)),
+                      t["R-"] + t["R+"]),
+            "edges": (gone_edges.select("src", "dst", absent_col)
+                      .unionByName(new_edges.select("src", "dst", present_col)), t["E-"] + t["E+"])}
+        return self.commit(changes)
 
     # --- contraction (FIX-ALG-CONTRACT, corrected) -----------------------------------
 
-    def _contract(self, gone_roots: list[Any], gone_edges: list[Edge]) -> None:
-        """Phase 1, the well-founded cascade (stored, possibly stale ranks), then phase 2."""
-        worklist = {r for r in gone_roots if self.rank(r) is not None}
-        worklist |= {v for u, v in gone_edges if self.rank(u) is not None and self.rank(v) is not None}
-        dying: set[Any] = set()
-        while worklist:
-            self._fetch(worklist, fresh=True)  # neighbourhoods under the reduced configuration
-            following: set[Any] = set()
-            for x in worklist:
-                entry = self.info[x]
-                rx = entry.rank
-                if x in dying or rx is None or entry.is_root:
-                    continue
-                if not any(r is not None and y not in dying and r < rx for y, r in entry.preds):
-                    dying.add(x)
-                    following |= {z for z, r in entry.succs if r is not None}
-            worklist = following - dying
-        for x in dying:
-            self.ranks[x] = None
-        # Phase 2 (FIX-DEC-REDERIVE-RANK): a dead element with a surviving
-        # deriver comes back at 1 + the least rank of its surviving derivers.
-        frontier: dict[Any, int] = {}
-        for y in dying:
-            offers = [r + 1 for x, r in self.info[y].preds if r is not None and x not in dying]
-            if offers:
-                frontier[y] = min(offers)
-        self._expand(frontier)
+    def contract(self, gone_roots: DataFrame, n_gr: int, gone_edges: DataFrame, n_ge: int,
+                 roots: DataFrame, out_edges: DataFrame, in_edges: DataFrame) -> None:
+        """Phase 1, the cascade with the stored (possibly stale) ranks; phase 2,
+        re-derivation and its expansion; all under the reduced configuration."""
+        # lost support: removed live roots; targets of removed pairs between live elements
+        self.work.elements_visited += n_gr
+        self.work.edges_scanned += n_ge
+        from_edges = gone_edges.join(self.live.ranks(gone_edges, n_ge, "src", "srank"), "src").select(
+            F.col("dst").alias("node"))
+        candidates, n = gone_roots.unionByName(from_edges), n_gr + n_ge
+        while n:
+            candidates, n = self.cascade_round(candidates, n, roots, in_edges, out_edges)
+        if not self.dead:
+            return
+        dead = union_all([df for df, _ in self.dead])
+        n_dead = sum(k for _, k in self.dead)
+        # phase 2 (FIX-DEC-REDERIVE-RANK): a dead element with a surviving
+        # deriver comes back at 1 + the least rank of its surviving derivers
+        self.work.rounds += 1
+        preds = in_edges.join(_small(dead.select(F.col("node").alias("dst")), n_dead), "dst")
+        ranked = preds.join(self.live.ranks(preds, n_dead, "src", "srank"), "src", "left")
+        frontier, t = _scratch(ranked.groupBy(F.col("dst").alias("node")).agg(
+            (F.min("srank") + 1).alias("rank"), F.count(F.lit(1)).alias("scanned")),
+            scanned=F.sum("scanned"), n=F.count("rank"), m=F.min("rank"))
+        self.work.elements_visited += n_dead
+        self.work.edges_scanned += t["scanned"]
+        self.expand(frontier.where(F.col("rank").isNotNull()).select("node", "rank"), t["n"], t["m"], out_edges)
+
+    def cascade_round(self, candidates: DataFrame, n: int, roots: DataFrame, in_edges: DataFrame,
+                      out_edges: DataFrame) -> tuple[DataFrame, int]:
+        """One synchronous round of the cascade: the live, non-root candidates
+        without a live deriver of lower rank die; their successors are next."""
+        self.work.rounds += 1
+        cand = self.live.ranks(candidates, n).join(_lookup(roots, candidates, ["node"], n), "node", "left_anti")
+        preds = cand.join(in_edges.select(F.col("dst").alias("node"), "src")
+                          .join(_small(candidates.select("node").distinct(), n), "node"), "node", "left")
+        supported = preds.join(self.live.ranks(preds, n, "src", "srank"), "src", "left")
+        status, t = _scratch(
+            supported.groupBy("node").agg(F.count("src").alias("preds"),
+                                          F.max(F.coalesce(F.col("srank") < F.col("rank"), F.lit(False))).alias("ok")),
+            candidates=F.count(F.lit(1)), preds=F.sum("preds"), dying=_count_if(~F.col("ok")))
+        self.work.elements_visited += t["candidates"]
+        self.work.edges_scanned += t["preds"]
+        k = t["dying"]
+        if not k:
+            return candidates, 0
+        dying = status.where(~F.col("ok")).select("node")
+        self.dead.append((dying, k))
+        self.live.out.append((dying, k))
+        succ, s = _scratch(out_edges.join(_small(dying.select(F.col("node").alias("src")), k), "src")
+                           .select(F.col("dst").alias("node")), n=F.count(F.lit(1)))
+        self.work.edges_scanned += s["n"]
+        return succ, s["n"]
 
     # --- expansion (FIX-ALG-EXPAND, corrected) ----------------------------------------
 
-    def _seeds(self, new_roots: list[Any], new_edges: list[Edge]) -> dict[Any, int]:
-        """FIX-DEC-EXPAND-SEED; a live element that becomes a root is re-ranked 0."""
-        seeds: dict[Any, int] = {}
-        for r in new_roots:
-            if self.rank(r) is None:
-                seeds[r] = 0
-            elif self.rank(r) != 0:
-                self.ranks[r] = 0
-        for u, v in new_edges:
-            ru = self.rank(u)
-            if ru is not None and self.rank(v) is None:
-                seeds[v] = min(seeds.get(v, ru + 1), ru + 1)
-        return seeds
+    def expand_additions(self, new_roots: DataFrame, n_nr: int, new_edges: DataFrame, n_ne: int,
+                         out_edges: DataFrame) -> None:
+        """FIX-DEC-EXPAND-SEED: new roots not live at rank 0 (a live one is
+        re-ranked 0), targets of new pairs out of live elements at 1 + its rank."""
+        self.work.elements_visited += n_nr
+        self.work.edges_scanned += n_ne
+        if n_nr:
+            reranked, t = _scratch(self.live.ranks(new_roots, n_nr).where("rank != 0")
+                                   .select("node", F.lit(0).cast("bigint").alias("rank")), n=F.count(F.lit(1)))
+            if t["n"]:
+                self.live.out.append((reranked, t["n"]))
+                self.live.put.append(reranked)
+                self.reranked = (reranked, t["n"])
+        rows = n_nr + n_ne
+        at_zero = new_roots.select("node", F.lit(0).cast("bigint").alias("rank"))
+        from_live = (new_edges.join(self.live.ranks(new_edges, n_ne, "src", "srank"), "src")
+                     .select(F.col("dst").alias("node"), (F.col("srank") + 1).alias("rank")))
+        seeds = at_zero.unionByName(from_live).groupBy("node").agg(F.min("rank").alias("rank"))
+        seeds, t = _scratch(seeds.join(self.live.ranks(seeds, rows).select("node"), "node", "left_anti"),
+                            n=F.count(F.lit(1)), m=F.min("rank"))
+        self.expand(seeds, t["n"], t["m"], out_edges)
 
-    def _expand(self, frontier: dict[Any, int]) -> None:
-        """Rounds of BFS; each element settled takes the least rank offered in its round."""
-        while frontier:
-            if len(frontier) > DRIVER_FRONTIER:
-                self._expand_in_spark(frontier)
-                return
-            for x, r in frontier.items():
-                self.ranks[x] = r
-            self._fetch(frontier, fresh=True)
-            following: dict[Any, int] = {}
-            for x, r in frontier.items():
-                for y, _ in self.info[x].succs:
-                    if self.rank(y) is None:
-                        following[y] = min(following.get(y, r + 1), r + 1)
-            frontier = following
-
-    def _expand_in_spark(self, frontier: dict[Any, int]) -> None:
-        """A frontier too big for the driver: write the overlay, go on in DataFrame rounds."""
-        e = self.engine
-        self._write_live()
-        rows = e.spark.createDataFrame(list(frontier.items()), f"node {e.node_type}, rank bigint")
-        frontier_df, n = _sized(rows.join(e.current(), "node", "left_anti"))
+    def expand(self, pending: DataFrame, n: int, m: int, out_edges: DataFrame) -> None:
+        """Rounds in rank order, from ``pending`` (not live, one row per node,
+        ``n`` rows, least rank ``m``): settle every element of rank ``m``,
+        offer ``m + 1`` to its successors that are not live."""
         while n:
             self.work.rounds += 1
-            self.work.elements_visited += n
-            for node, rank in frontier_df.collect():
-                self._note(node, None)
-                self.stored[node] = self.ranks[node] = int(rank)
-            e.live.add(frontier_df.withColumn("w", F.lit(1)), n)
-            edges = e.edges.all().where(F.col("w") > 0)
-            probe = F.broadcast(frontier_df) if n <= BROADCAST_ROWS else frontier_df
-            offered = (edges.join(probe.select(F.col("node").alias("src"), "rank"), "src")
-                       .groupBy(F.col("dst").alias("node")).agg((F.min("rank") + 1).alias("rank")))
-            frontier_df, n = _sized(offered.join(e.current(), "node", "left_anti"))
+            now = pending.where(F.col("rank") == m)
+            self.live.put.append(now)
+            self.settled.append(now)
+            offers = (out_edges.join(_small(now.select(F.col("node").alias("src")), n), "src")
+                      .select(F.col("dst").alias("node"), F.lit(m + 1).cast("bigint").alias("rank"),
+                              F.lit(1).alias("hit")))
+            later = pending.where(F.col("rank") > m).select("node", "rank", F.lit(0).alias("hit"))
+            grouped = later.unionByName(offers).groupBy("node").agg(F.min("rank").alias("rank"),
+                                                                   F.sum("hit").alias("hits"))
+            live = self.live.ranks(grouped, n).select("node", F.lit(True).alias("live"))
+            marked, t = _scratch(grouped.join(live, "node", "left"),
+                                 scanned=F.sum("hits"), n=_count_if(F.col("live").isNull()),
+                                 m=F.min(F.when(F.col("live").isNull(), F.col("rank"))))
+            self.work.edges_scanned += t["scanned"]
+            pending, n, m = marked.where(F.col("live").isNull()).select("node", "rank"), t["n"], t["m"]
 
-    def _write_live(self) -> None:
-        """Write the overlay to the live table (rows -old, +new) and fold it into ``stored``."""
-        rows: list[tuple[Any, int, int]] = []
-        for x, r in self.ranks.items():
-            was = self.stored.get(x)
-            if was == r:
-                continue
-            if was is not None:
-                rows.append((x, was, -1))
-            if r is not None:
-                rows.append((x, r, 1))
-            self.stored[x] = r
-        self.ranks.clear()
-        if rows:
-            self.engine.live.add(self.engine._ranked(rows), len(rows))
+    # --- the new state and the output delta ----------------------------------------------
+
+    def commit(self, changes: dict[str, tuple[DataFrame, int]]) -> tuple[KeyedTables, FixpointDelta]:
+        """The output delta (one job: settled and dead elements side by side)
+        and the new tables (written, not yet the engine's)."""
+        e = self.engine
+        dead = union_all([e._frame([], "node"), *(df for df, _ in self.dead)])
+        settled = union_all([e._ranked(), *self.settled])
+        sides = (settled.select("node", "rank", F.lit(1).alias("s"), F.lit(0).alias("d"))
+                 .unionByName(dead.select("node", F.lit(None).cast("bigint").alias("rank"), F.lit(0).alias("s"),
+                                          F.lit(1).alias("d")))
+                 .groupBy("node").agg(F.max("rank").alias("rank"), F.max("s").alias("s"), F.max("d").alias("d")))
+        both, t = _scratch(sides, settled=F.sum("s"), added=_count_if((F.col("s") == 1) & (F.col("d") == 0)),
+                           removed=_count_if((F.col("s") == 0) & (F.col("d") == 1)))
+        self.work.elements_visited += t["settled"]
+        # settled elements were not live, or were dead and re-derived (FIX-DEC-BATCH's exact delta)
+        added = both.where("s = 1 and d = 0").select("node")
+        removed = both.where("s = 0 and d = 1").select("node")
+        rows = t["settled"] + t["removed"]
+        live = both.select("node", "rank", (F.col("s") == 1).alias("present"))
+        if self.reranked is not None:
+            reranked, k = self.reranked
+            live = live.unionByName(reranked.select("node", "rank", F.lit(True).alias("present")))
+            rows += k
+        changes["live"] = (live, rows)
+        state = self.state.with_changes(changes)
+        return state, FixpointDelta(added, removed, t["added"], t["removed"], self.work)

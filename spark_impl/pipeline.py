@@ -72,6 +72,8 @@ from spark_impl.reduce_view import InvalidDelta, MaintainedView, invalid_delta_i
 CRASH_ENV = "INCSPEC_PIPELINE_CRASH_AT"
 FORMATS = {".json": "json", ".jsonl": "json", ".csv": "csv", ".parquet": "parquet"}
 REFUSED = 3
+#: the reach view's saved state, one Parquet folder per table, in the order of ``restore``
+STATE_TABLES = ("roots", "edges", "live")
 
 
 def _crash_point(batch_id: int, phase: str) -> None:
@@ -239,7 +241,6 @@ class ReachView:
 
     def _engine(self) -> Any:
         from spark_impl.fixpoint_engine import IncrementalReachability
-        from spark_impl.state import ZSetTable
 
         if self.engine is None:
             self.engine = IncrementalReachability(self.spark, self.node_type)
@@ -247,10 +248,7 @@ class ReachView:
             if latest is not None:
                 self.applied = int(latest)
                 base = f"{self.state_root}/v={self.applied}"
-                columns = {"roots": ["node"], "edges": ["src", "dst"], "live": ["node", "rank"]}
-                for name, cols in columns.items():
-                    table = self.spark.read.parquet(f"{base}/{name}").checkpoint()
-                    setattr(self.engine, name, ZSetTable(table, cols, table.count()))
+                self.engine.restore(*(self.spark.read.parquet(f"{base}/{name}") for name in STATE_TABLES))
         return self.engine
 
     def handle(self, batch: DataFrame, batch_id: int) -> None:
@@ -282,7 +280,7 @@ class ReachView:
 
     def _save(self, batch_id: int) -> None:
         base = f"{self.state_root}/v={batch_id}"
-        for name in ("roots", "edges", "live"):
+        for name in STATE_TABLES:
             Outputs(self.fs, self.state_root).publish(getattr(self.engine, name).all(), f"{base}/{name}")
         self.fs.write_text(f"{self.state_root}/_LATEST", str(batch_id))
         self.applied = batch_id

@@ -21,6 +21,9 @@ DEFAULT_MASTER = "local[2]"
 ENGINE_CONF: dict[str, str] = {
     "spark.sql.adaptive.enabled": "false",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
+    # A join on (src, dst) of a table hash partitioned by src shuffles only the
+    # other side (the fixpoint engine's edges are partitioned once, by source).
+    "spark.sql.requireAllClusterKeysForCoPartition": "false",
     # Keyed state lives in the Structured Streaming state store: RocksDB (point
     # lookups, state larger than memory; required by transformWithState), each
     # micro-batch committing a changelog of what it changed, not a snapshot.

@@ -51,9 +51,8 @@ class SparkFixpointEngine:
         )
 
     def make(self, roots: Sequence[Value], edges: Sequence[tuple[Value, Value]]) -> FixpointObservation:
-        # A case's graph is small: make is an expansion from the empty state,
-        # decided round by round in the driver (IncrementalReachability.make is
-        # the from-scratch DataFrame BFS for large graphs).
+        # The first batch of an empty engine takes the from-scratch path
+        # (semi-naive rounds), as IncrementalReachability.make does.
         delta = self.engine.apply(add_roots=[encode(n) for n in roots], add_edges=_pairs(edges))
         return self._observe(delta.added, delta.removed, delta.work)
 

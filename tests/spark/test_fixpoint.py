@@ -22,6 +22,10 @@ pytestmark = pytest.mark.spark
 
 Edge = tuple[str, str]
 
+#: Spark jobs a single-edge insert and delete may run (measured: benchmarks.reach_engine_bench)
+JOBS_PER_INSERT = 5
+JOBS_PER_DELETE = 8
+
 
 def lfp(roots: set[str], edges: set[Edge]) -> set[str]:
     live: set[str] = set()
@@ -72,8 +76,12 @@ def test_stale_ranks_rederive(spark: Any) -> None:
     check_ranks(dict(obs.ranks), {"R"}, edges)
 
 
+@pytest.mark.spec("FIX-DEC-REDERIVE-RANK", "FIX-DEC-BATCH", evidence="example")
 def test_random_batches_match_lfp(spark: Any) -> None:
-    """A random graph over 8 nodes, 6 batches of mixed edits (seeded: reproducible)."""
+    """A random graph over 8 nodes, 6 batches of mixed edits (seeded: reproducible):
+    the live set and delta are lfp's, the ranks the reference's (the oracle)."""
+    from reference.fixpoint.managed import Change, ManagedFixpoint
+
     rng = random.Random(20261122)
     nodes = [f"n{i}" for i in range(8)]
     for _ in range(1):
@@ -81,6 +89,7 @@ def test_random_batches_match_lfp(spark: Any) -> None:
         edges = {(rng.choice(nodes), rng.choice(nodes)) for _ in range(10)}
         e = engine(spark)
         obs = e.make(sorted(roots), sorted(edges))
+        oracle, _ = ManagedFixpoint.make(sorted(roots), sorted(edges))
         assert obs.current == lfp(roots, edges)
         for _ in range(6):
             add_e = {(rng.choice(nodes), rng.choice(nodes)) for _ in range(rng.randint(0, 2))}
@@ -91,7 +100,10 @@ def test_random_batches_match_lfp(spark: Any) -> None:
             roots = (roots - rem_r) | add_r
             edges = (edges - rem_e) | add_e
             after = lfp(roots, edges)
-            obs = e.apply(FixpointChange(tuple(add_r), tuple(rem_r), tuple(add_e), tuple(rem_e)))
+            change = FixpointChange(tuple(add_r), tuple(rem_r), tuple(add_e), tuple(rem_e))
+            obs = e.apply(change)
+            oracle, _ = oracle.apply(Change(*(tuple(sorted(part)) for part in (add_r, rem_r, add_e, rem_e))))
+            assert obs.ranks == dict(oracle.ranks)  # settled in rank order, as the reference does
             assert obs.current == after
             assert (obs.added, obs.removed) == (after - before, before - after)
             assert obs.ranks is not None
@@ -111,3 +123,54 @@ def test_make_from_scratch_in_dataframe_rounds(spark: Any) -> None:
     assert work.rounds == 5
     delta = r.apply(add_edges=[(6, 7)], remove_edges=[(0, 3)])
     assert delta.added == {7, 8} and delta.removed == set()
+
+
+@pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
+def test_a_failed_update_leaves_the_state_unchanged(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Atomic updates: the new tables are written first and swapped in at the
+    end, so an update that fails while writing leaves the old state in force."""
+    from spark_impl.fixpoint_engine import IncrementalReachability
+    from spark_impl.keyed_table import KeyedTables
+
+    r = IncrementalReachability(spark, "string")
+    r.apply(add_roots=["R"], add_edges=[("R", "A"), ("A", "B")])
+
+    def fail(self: KeyedTables, changes: Any) -> KeyedTables:
+        raise RuntimeError("write failed")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(KeyedTables, "with_changes", fail)
+        with pytest.raises(RuntimeError):
+            r.apply(remove_edges=[("R", "A")], add_edges=[("R", "C")])
+    assert {row["node"]: row["rank"] for row in r.current().collect()} == {"R": 0, "A": 1, "B": 2}
+    delta = r.apply(remove_edges=[("R", "A")])
+    assert (delta.added, delta.removed) == (set(), {"A", "B"})
+
+
+def _jobs(spark: Any) -> int:
+    """The id of the newest Spark job of the session (ids count up from 0)."""
+    return max([-1, *spark.sparkContext.statusTracker().getJobIdsForGroup(None)])
+
+
+@pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
+def test_jobs_per_single_edge_update_do_not_grow_with_the_graph(spark: Any) -> None:
+    """A single-edge insert and delete run a fixed handful of Spark jobs (a round is
+    one job: no broadcast of the small sides, no driver loop), the same on a graph of
+    20 edges and of 2,000 (0 -> i -> i + n, two levels)."""
+    from spark_impl.fixpoint_engine import IncrementalReachability
+
+    counts = []
+    for n in (10, 1000):
+        r = IncrementalReachability(spark, "bigint")
+        r.make(spark.createDataFrame([(0,)], "node bigint"),
+               spark.range(1, n + 1).selectExpr("0 as src", "id as dst")
+               .unionByName(spark.range(1, n + 1).selectExpr("id as src", f"id + {n} as dst")))
+        per_update = []
+        for change in ({"add_edges": [(0, -1)]}, {"remove_edges": [(0, -1)]}):
+            before = _jobs(spark)
+            delta = r.apply(**change)
+            per_update.append(_jobs(spark) - before)
+            assert delta.added_count + delta.removed_count == 1
+        counts.append(per_update)
+    assert counts[0] == counts[1]
+    assert counts[0][0] <= JOBS_PER_INSERT and counts[0][1] <= JOBS_PER_DELETE, counts

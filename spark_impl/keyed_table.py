@@ -1,0 +1,182 @@
+"""Durable keyed state on Spark: partitioned bases plus one small overlay of changes.
+
+A :class:`KeyedTables` holds a few named tables. Each table is a set of rows
+identified by its ``key`` columns (with optional ``value`` columns), stored
+as one or more *bases*, each hash partitioned by its own columns (the edges
+of a graph by source and by target): the layout survives
+:meth:`DataFrame.checkpoint`, so a join on those columns shuffles only the
+other side. A base is written with a *reliable* checkpoint (files in the
+session's checkpoint directory, a Hadoop path) and cached as a read
+accelerator.
+
+The changes since the bases were written live in one *overlay* shared by all
+the tables: a row per changed key, tagged with its table, carrying the key's
+new values and ``present`` (false: the key was deleted). A table now is its
+base minus the overlay's keys plus the overlay's present rows: a broadcast
+anti-join (no shuffle of the base) while the overlay is small.
+
+:meth:`with_changes` never mutates: it returns new tables whose overlay (one
+reliable write for all the tables) and, past the compaction threshold, new
+bases are already written. An engine that swaps its tables at the end of an
+update makes the update visible all at once; an update that fails half-way
+leaves the old tables in force. Neither ``cache`` nor ``localCheckpoint``
+holds anything that must outlive an update: only checkpoint files do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from pyspark import StorageLevel
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from spark_impl.state import union_all
+
+#: a table's overlay rows are merged into new bases past this share of its base ...
+COMPACT_RATIO = 0.05
+#: ... once it holds at least this many rows (below, a rewrite costs more than it saves)
+COMPACT_MIN = 2_000
+#: ... and always past this many (the overlay is broadcast: it must stay small)
+COMPACT_MAX = 100_000
+
+
+def write_reliably(df: DataFrame) -> DataFrame:
+    """``df`` computed once, written to the reliable checkpoint directory (its
+    partitioning kept), and cached for the reads that follow."""
+    df.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        out = df.checkpoint(eager=True)
+    finally:
+        df.unpersist()
+    return out.persist(StorageLevel.MEMORY_AND_DISK)
+
+
+def partitions(df: DataFrame) -> int:
+    """The session's shuffle partition count: the one layout every keyed table shares."""
+    return int(df.sparkSession.conf.get("spark.sql.shuffle.partitions") or "2")
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table: its key and value columns and its bases, one per layout."""
+
+    key: tuple[str, ...]
+    values: tuple[str, ...]
+    layouts: tuple[tuple[str, ...], ...]  # the partitioning columns of each base
+    bases: tuple[DataFrame, ...]
+    base_rows: int
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.key + self.values
+
+    @classmethod
+    def build(cls, rows: DataFrame, key: tuple[str, ...], values: tuple[str, ...] = (),
+              layouts: tuple[tuple[str, ...], ...] = ()) -> Table:
+        """A table whose rows are ``rows`` (one per key), partitioned and written here."""
+        layouts = layouts or (key,)
+        rows = rows.select(*key, *values)
+        bases = tuple(write_reliably(rows.repartition(partitions(rows), *cols)) for cols in layouts)
+        return cls(key, values, layouts, bases, bases[0].count())
+
+    @classmethod
+    def empty(cls, schema: DataFrame, key: tuple[str, ...], values: tuple[str, ...] = (),
+              layouts: tuple[tuple[str, ...], ...] = ()) -> Table:
+        """An empty table shaped like ``schema`` (nothing written: nothing to lose)."""
+        layouts = layouts or (key,)
+        base = schema.select(*key, *values).limit(0)
+        return cls(key, values, layouts, tuple(base for _ in layouts), 0)
+
+
+@dataclass(frozen=True)
+class KeyedTables:
+    """Named tables sharing one overlay ``(table, <every table's columns>, present)``."""
+
+    tables: Mapping[str, Table]
+    overlay: DataFrame | None
+    overlay_rows: Mapping[str, int]  # an upper bound per table
+    written: DataFrame | None = None  # the cached frame the overlay reads
+
+    @classmethod
+    def of(cls, tables: Mapping[str, Table]) -> KeyedTables:
+        return cls(dict(tables), None, {name: 0 for name in tables})
+
+    def _changes(self, name: str) -> DataFrame | None:
+        if self.overlay is None or not self.overlay_rows[name]:
+            return None
+        return self.overlay.where(F.col("table") == name)
+
+    def current(self, name: str, layout: int = 0) -> DataFrame:
+        """The table's rows now, read from its base of the given layout."""
+        t = self.tables[name]
+        base = t.bases[layout]
+        changes = self._changes(name)
+        if changes is None:
+            return base
+        kept = base.join(changes.select(*t.key).hint("shuffle_hash"), list(t.key), "left_anti")
+        return kept.unionByName(changes.where("present").select(*t.columns))
+
+    def rows(self, name: str) -> int:
+        """An upper bound on the table's row count."""
+        return self.tables[name].base_rows + self.overlay_rows[name]
+
+    def _columns(self) -> list[tuple[str, str]]:
+        """Every column of every table, with its type, in a fixed order."""
+        seen: dict[str, str] = {}
+        for t in self.tables.values():
+            for name, kind in t.bases[0].dtypes:
+                seen.setdefault(name, kind)
+        return sorted(seen.items())
+
+    def _tagged(self, name: str, changes: DataFrame) -> DataFrame:
+        have = set(self.tables[name].columns)
+        return changes.select(F.lit(name).alias("table"), *(
+            F.col(c) if c in have else F.lit(None).cast(kind).alias(c) for c, kind in self._columns()),
+            F.col("present"))
+
+    def with_changes(self, changes: Mapping[str, tuple[DataFrame, int]]) -> KeyedTables:
+        """New tables with ``changes`` applied: per table, a frame of key + values
+        + ``present`` (one row per key) and a bound on its rows. Written here
+        (one reliable write of the overlay, and the bases of compacted tables)."""
+        parts: list[DataFrame] = []
+        bounds = dict(self.overlay_rows)
+        for name, t in self.tables.items():
+            old = self._changes(name)
+            new = changes.get(name)
+            if new is not None and new[1]:
+                bounds[name] += new[1]
+                if old is not None:
+                    parts.append(old.join(new[0].select(*t.key).hint("shuffle_hash"), list(t.key), "left_anti"))
+                parts.append(self._tagged(name, new[0]))
+            elif old is not None:
+                parts.append(old)
+        if not parts:
+            return self
+        overlay = write_reliably(union_all(parts))
+        merged = KeyedTables(self.tables, overlay, bounds, overlay)
+        tables = dict(self.tables)
+        compacted = False
+        for name, t in self.tables.items():
+            n = bounds[name]
+            if n > COMPACT_MAX or (n > COMPACT_MIN and n > COMPACT_RATIO * t.base_rows):
+                tables[name] = Table.build(merged.current(name), t.key, t.values, t.layouts)
+                bounds[name] = 0
+                compacted = True
+        if not compacted:
+            return merged
+        kept = [n for n in tables if bounds[n]]  # table names, a handful
+        if not kept:
+            overlay.unpersist()
+            return KeyedTables(tables, None, bounds)
+        return KeyedTables(tables, overlay.where(F.col("table").isin(kept)), bounds, overlay)
+
+    def release(self, successor: KeyedTables) -> None:
+        """Drop the cached copies of the parts ``successor`` no longer uses."""
+        for name, t in self.tables.items():
+            if t is not successor.tables[name]:
+                for base in t.bases:
+                    base.unpersist()
+        if self.written is not None and self.written is not successor.written:
+            self.written.unpersist()
