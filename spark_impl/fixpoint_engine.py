@@ -21,14 +21,20 @@ never nodes:
 * a frontier is a DataFrame, the small side of shuffled hash joins onto the
   tables' layout; nothing is broadcast (:mod:`spark_impl.join_scope`: each
   broadcast is a Spark job of its own, which made a single-edge delete 38
-  jobs). A round is one job (its scratch data and counts together): a
-  single-edge insert is 5 jobs on a fresh state (net change, seeds, one
-  expansion round, the output delta, the write; 7 once earlier updates left
-  an overlay), a delete 8, whatever the graph's size
+  jobs). A stored table is read as its base patched by small frames (the
+  overlay of earlier updates, this update's removals and additions:
+  :class:`~spark_impl.keyed_table.Patched`), and a join goes into the parts,
+  so the base meets the probe where it lies and is never shuffled (a union of
+  base and patches would lose the base's partitioning and shuffle it whole
+  every round). A frame that several joins read is computed once
+  (:func:`~spark_impl.keyed_table.once`). A single-edge insert is 5 jobs on
+  a fresh state (net change, seeds, one expansion round, the output delta,
+  the write), a delete 14, whatever the graph's size
   (``tests/spark/test_fixpoint.py``; figures by ``benchmarks.reach_engine_bench``).
-  Not yet done: a stored table read through its overlay (a union) loses its
-  hash partitioning, so a round's join shuffles that table whole, which is
-  why an update costs about what a recompute does at 10^4-10^6 edges;
+  What remains proportional to the graph: a round's join still scans its
+  table's cached base (Spark has no index: the probe is hashed, every row of
+  the base is streamed past it), so an update's cost is a few in-memory scans
+  of the tables, not a function of the change alone;
 * contraction is the cascade in synchronous rounds (candidates without a live
   deriver of lower rank die; the successors of the dead are the next
   candidates), whose result is the worklist cascade's: under the rank
@@ -55,7 +61,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from spark_impl.join_scope import without_broadcasts
-from spark_impl.keyed_table import KeyedTables, Table
+from spark_impl.keyed_table import KeyedTables, Patched, Table, once
 from spark_impl.state import union_all
 
 Node = Hashable
@@ -138,19 +144,15 @@ def _scratch(df: DataFrame, **aggs: Column) -> tuple[DataFrame, dict[str, int]]:
     return out, {k: int(row[k] or 0) for k in aggs}
 
 
-def _small(df: DataFrame, rows: int) -> DataFrame:
-    """The small side of a join, hashed where it meets the big side: a shuffled
-    hash join (the hint also keeps Spark from broadcasting it: a broadcast is
-    a Spark job of its own). The big side, partitioned by the join's first
-    key, is not shuffled (``spark.sql.requireAllClusterKeysForCoPartition``
-    is off, see spark_impl/session.py)."""
+def _small(df: DataFrame) -> DataFrame:
+    """The small side of a join between scratch frames, hashed (a shuffled
+    hash join; the hint also keeps Spark from broadcasting it: a broadcast is
+    a Spark job of its own). Joins with a stored table go through
+    :meth:`~spark_impl.keyed_table.Patched.join`, which leaves the table where
+    it lies (partitioned by the join's first key;
+    ``spark.sql.requireAllClusterKeysForCoPartition`` is off, see
+    spark_impl/session.py)."""
     return df.hint("shuffle_hash")
-
-
-def _lookup(big: DataFrame, probe: DataFrame, on: list[str], rows: int) -> DataFrame:
-    """The rows of ``big`` matching a key of ``probe``; without a shuffle of
-    ``big`` when ``probe`` is small (the probe's keys broadcast, ``big`` streamed)."""
-    return big.join(_small(probe.select(*on).distinct(), rows), on, "left_semi")
 
 
 def _count_if(condition: Column) -> Column:
@@ -160,25 +162,21 @@ def _count_if(condition: Column) -> Column:
 class _Live:
     """The live set as an update stands: the stored ``(node, rank)`` minus the
     nodes taken out (dead, re-ranked), plus the nodes put in (settled,
-    re-ranked). Each part is scratch data of the update."""
+    re-ranked). Each patch is scratch data of the update."""
 
-    def __init__(self, stored: DataFrame) -> None:
-        self.stored = stored
-        self.out: list[tuple[DataFrame, int]] = []
-        self.put: list[DataFrame] = []
+    def __init__(self, stored: Patched) -> None:
+        self.table = stored
 
-    def frame(self) -> DataFrame:
-        kept = self.stored
-        if self.out:  # one broadcast of every part taken out (a broadcast is a Spark job)
-            gone = union_all([df.select("node") for df, _ in self.out])
-            kept = kept.join(_small(gone, sum(n for _, n in self.out)), "node", "left_anti")
-        return union_all([kept, *(df.select("node", "rank") for df in self.put)])
+    def take_out(self, nodes: DataFrame) -> None:
+        self.table = self.table.without(nodes.select("node"))
 
-    def ranks(self, probe: DataFrame, rows: int, node: str = "node", rank: str = "rank") -> DataFrame:
+    def put(self, ranked: DataFrame) -> None:
+        self.table = self.table.plus(ranked.select("node", "rank"))
+
+    def ranks(self, probe: DataFrame, node: str = "node", rank: str = "rank") -> DataFrame:
         """``(node, rank)`` of the live elements among ``probe``'s ``node`` column, renamed."""
         keys = probe.select(F.col(node).alias("node"))
-        return _lookup(self.frame(), keys, ["node"], rows).select(
-            F.col("node").alias(node), F.col("rank").alias(rank))
+        return self.table.matching(keys, ["node"]).select(F.col("node").alias(node), F.col("rank").alias(rank))
 
 
 class IncrementalReachability:
@@ -289,7 +287,7 @@ class IncrementalReachability:
             work.rounds += 1
             work.elements_visited += n
             settled.append(frontier)
-            offers = out.join(_small(frontier, n).select(F.col("node").alias("src"), "rank"), "src")
+            offers = out.join(_small(frontier).select(F.col("node").alias("src"), "rank"), "src")
             fresh = offers.groupBy(F.col("dst").alias("node")).agg(
                 (F.min("rank") + 1).alias("rank"), F.count(F.lit(1)).alias("scanned"))
             for part in settled:
@@ -352,21 +350,21 @@ class _Update:
         self.engine = engine
         self.state = state
         self.work = Work()
-        self.live = _Live(state.current("live"))
+        self.live = _Live(state.patched("live"))
         self.dead: list[tuple[DataFrame, int]] = []  # the cascade's dead, per round
         self.settled: list[DataFrame] = []  # (node, rank) settled by expansions
         self.reranked: tuple[DataFrame, int] | None = None  # live elements that became roots: (node, 0)
 
     def run(self, batch: DataFrame, rows: int) -> tuple[KeyedTables, FixpointDelta]:
         s = self.state
-        roots, out_edges, in_edges = s.current("roots"), s.current("edges", 0), s.current("edges", 1)
+        roots, out_edges, in_edges = s.patched("roots"), s.patched("edges", 0), s.patched("edges", 1)
         # the net change (FIX-DEC-BATCH): present removals, absent additions (one job)
-        present = (_lookup(roots.select(F.col("node").alias("src"), F.col("node").alias("dst")),
-                           batch.where("kind like 'R%'"), ["src", "dst"], rows).withColumn("family", F.lit("R"))
-                   .unionByName(_lookup(out_edges, batch.where("kind like 'E%'"), ["src", "dst"], rows)
+        present = (roots.matching(batch.where("kind like 'R%'").select(F.col("src").alias("node")), ["node"])
+                   .select(F.col("node").alias("src"), F.col("node").alias("dst"), F.lit("R").alias("family"))
+                   .unionByName(out_edges.matching(batch.where("kind like 'E%'"), ["src", "dst"])
                                 .withColumn("family", F.lit("E"))))
         marked = batch.withColumn("family", F.substring("kind", 1, 1)).join(
-            _small(present.withColumn("present", F.lit(True)), rows), ["family", "src", "dst"], "left")
+            _small(present.withColumn("present", F.lit(True))), ["family", "src", "dst"], "left")
         net, t = _scratch(marked.where(F.col("kind").endswith("-") == F.col("present").isNotNull()),
                           **{k: _count_if(F.col("kind") == k) for k in ("R+", "R-", "E+", "E-")})
         gone_roots = net.where("kind = 'R-'").select(F.col("src").alias("node"))
@@ -374,13 +372,13 @@ class _Update:
         gone_edges = net.where("kind = 'E-'").select("src", "dst")
         new_edges = net.where("kind = 'E+'").select("src", "dst")
         self.gone_edges, self.n_ge = gone_edges, t["E-"]
-        mid_out = out_edges.join(_small(gone_edges, t["E-"]), ["src", "dst"], "left_anti")
+        mid_out = out_edges.without(gone_edges) if t["E-"] else out_edges
         if t["R-"] or t["E-"]:
-            mid_roots = roots.join(_small(gone_roots, t["R-"]), "node", "left_anti")
-            mid_in = in_edges.join(_small(gone_edges, t["E-"]), ["src", "dst"], "left_anti")
+            mid_roots = roots.without(gone_roots) if t["R-"] else roots
+            mid_in = in_edges.without(gone_edges) if t["E-"] else in_edges
             self.contract(gone_roots, t["R-"], gone_edges, t["E-"], mid_roots, mid_out, mid_in)
         if t["R+"] or t["E+"]:
-            self.expand_additions(new_roots, t["R+"], new_edges, t["E+"], mid_out.unionByName(new_edges))
+            self.expand_additions(new_roots, t["R+"], new_edges, t["E+"], mid_out.plus(new_edges))
         present_col, absent_col = F.lit(True).alias("present"), F.lit(False).alias("present")
         changes = {
             "roots": (gone_roots.select("node", absent_col).unionByName(new_roots.select("node", present_col)),
@@ -392,15 +390,15 @@ class _Update:
     # --- contraction (FIX-ALG-CONTRACT, corrected) -----------------------------------
 
     def contract(self, gone_roots: DataFrame, n_gr: int, gone_edges: DataFrame, n_ge: int,
-                 roots: DataFrame, out_edges: DataFrame, in_edges: DataFrame) -> None:
+                 roots: Patched, out_edges: Patched, in_edges: Patched) -> None:
         """Phase 1, the cascade with the stored (possibly stale) ranks; phase 2,
         re-derivation and its expansion; all under the reduced configuration."""
         # lost support: removed live roots; targets of removed pairs between live elements
         self.work.elements_visited += n_gr
         self.work.edges_scanned += n_ge
-        from_edges = gone_edges.join(self.live.ranks(gone_edges, n_ge, "src", "srank"), "src").select(
+        from_edges = gone_edges.join(self.live.ranks(gone_edges, "src", "srank"), "src").select(
             F.col("dst").alias("node"))
-        candidates, n = gone_roots.unionByName(from_edges), n_gr + n_ge
+        candidates, n = once(gone_roots.unionByName(from_edges)), n_gr + n_ge
         while n:
             candidates, n = self.cascade_round(candidates, n, roots, in_edges, out_edges)
         if not self.dead:
@@ -410,8 +408,8 @@ class _Update:
         # phase 2 (FIX-DEC-REDERIVE-RANK): a dead element with a surviving
         # deriver comes back at 1 + the least rank of its surviving derivers
         self.work.rounds += 1
-        preds = in_edges.join(_small(dead.select(F.col("node").alias("dst")), n_dead), "dst")
-        ranked = preds.join(self.live.ranks(preds, n_dead, "src", "srank"), "src", "left")
+        preds = once(in_edges.join(dead.select(F.col("node").alias("dst")), ["dst"]))
+        ranked = preds.join(self.live.ranks(preds, "src", "srank"), "src", "left")
         frontier, t = _scratch(ranked.groupBy(F.col("dst").alias("node")).agg(
             (F.min("srank") + 1).alias("rank"), F.count(F.lit(1)).alias("scanned")),
             scanned=F.sum("scanned"), n=F.count("rank"), m=F.min("rank"))
@@ -419,15 +417,15 @@ class _Update:
         self.work.edges_scanned += t["scanned"]
         self.expand(frontier.where(F.col("rank").isNotNull()).select("node", "rank"), t["n"], t["m"], out_edges)
 
-    def cascade_round(self, candidates: DataFrame, n: int, roots: DataFrame, in_edges: DataFrame,
-                      out_edges: DataFrame) -> tuple[DataFrame, int]:
+    def cascade_round(self, candidates: DataFrame, n: int, roots: Patched, in_edges: Patched,
+                      out_edges: Patched) -> tuple[DataFrame, int]:
         """One synchronous round of the cascade: the live, non-root candidates
         without a live deriver of lower rank die; their successors are next."""
         self.work.rounds += 1
-        cand = self.live.ranks(candidates, n).join(_lookup(roots, candidates, ["node"], n), "node", "left_anti")
-        preds = cand.join(in_edges.select(F.col("dst").alias("node"), "src")
-                          .join(_small(candidates.select("node").distinct(), n), "node"), "node", "left")
-        supported = preds.join(self.live.ranks(preds, n, "src", "srank"), "src", "left")
+        cand = self.live.ranks(candidates).join(roots.matching(candidates, ["node"]), "node", "left_anti")
+        derivers = in_edges.join(candidates.select(F.col("node").alias("dst")).distinct(), ["dst"])
+        preds = once(cand.join(derivers.select(F.col("dst").alias("node"), "src"), "node", "left"))
+        supported = preds.join(self.live.ranks(preds, "src", "srank"), "src", "left")
         status, t = _scratch(
             supported.groupBy("node").agg(F.count("src").alias("preds"),
                                           F.max(F.coalesce(F.col("srank") < F.col("rank"), F.lit(False))).alias("ok")),
@@ -439,8 +437,8 @@ class _Update:
             return candidates, 0
         dying = status.where(~F.col("ok")).select("node")
         self.dead.append((dying, k))
-        self.live.out.append((dying, k))
-        succ, s = _scratch(out_edges.join(_small(dying.select(F.col("node").alias("src")), k), "src")
+        self.live.take_out(dying)
+        succ, s = _scratch(out_edges.join(dying.select(F.col("node").alias("src")), ["src"])
                            .select(F.col("dst").alias("node")), n=F.count(F.lit(1)))
         self.work.edges_scanned += s["n"]
         return succ, s["n"]
@@ -448,43 +446,42 @@ class _Update:
     # --- expansion (FIX-ALG-EXPAND, corrected) ----------------------------------------
 
     def expand_additions(self, new_roots: DataFrame, n_nr: int, new_edges: DataFrame, n_ne: int,
-                         out_edges: DataFrame) -> None:
+                         out_edges: Patched) -> None:
         """FIX-DEC-EXPAND-SEED: new roots not live at rank 0 (a live one is
         re-ranked 0), targets of new pairs out of live elements at 1 + its rank."""
         self.work.elements_visited += n_nr
         self.work.edges_scanned += n_ne
         if n_nr:
-            reranked, t = _scratch(self.live.ranks(new_roots, n_nr).where("rank != 0")
+            reranked, t = _scratch(self.live.ranks(new_roots).where("rank != 0")
                                    .select("node", F.lit(0).cast("bigint").alias("rank")), n=F.count(F.lit(1)))
             if t["n"]:
-                self.live.out.append((reranked, t["n"]))
-                self.live.put.append(reranked)
+                self.live.take_out(reranked)
+                self.live.put(reranked)
                 self.reranked = (reranked, t["n"])
-        rows = n_nr + n_ne
         at_zero = new_roots.select("node", F.lit(0).cast("bigint").alias("rank"))
-        from_live = (new_edges.join(self.live.ranks(new_edges, n_ne, "src", "srank"), "src")
+        from_live = (new_edges.join(self.live.ranks(new_edges, "src", "srank"), "src")
                      .select(F.col("dst").alias("node"), (F.col("srank") + 1).alias("rank")))
-        seeds = at_zero.unionByName(from_live).groupBy("node").agg(F.min("rank").alias("rank"))
-        seeds, t = _scratch(seeds.join(self.live.ranks(seeds, rows).select("node"), "node", "left_anti"),
+        seeds = once(at_zero.unionByName(from_live).groupBy("node").agg(F.min("rank").alias("rank")))
+        seeds, t = _scratch(seeds.join(self.live.ranks(seeds).select("node"), "node", "left_anti"),
                             n=F.count(F.lit(1)), m=F.min("rank"))
         self.expand(seeds, t["n"], t["m"], out_edges)
 
-    def expand(self, pending: DataFrame, n: int, m: int, out_edges: DataFrame) -> None:
+    def expand(self, pending: DataFrame, n: int, m: int, out_edges: Patched) -> None:
         """Rounds in rank order, from ``pending`` (not live, one row per node,
         ``n`` rows, least rank ``m``): settle every element of rank ``m``,
         offer ``m + 1`` to its successors that are not live."""
         while n:
             self.work.rounds += 1
             now = pending.where(F.col("rank") == m)
-            self.live.put.append(now)
+            self.live.put(now)
             self.settled.append(now)
-            offers = (out_edges.join(_small(now.select(F.col("node").alias("src")), n), "src")
+            offers = (out_edges.join(now.select(F.col("node").alias("src")), ["src"])
                       .select(F.col("dst").alias("node"), F.lit(m + 1).cast("bigint").alias("rank"),
                               F.lit(1).alias("hit")))
             later = pending.where(F.col("rank") > m).select("node", "rank", F.lit(0).alias("hit"))
-            grouped = later.unionByName(offers).groupBy("node").agg(F.min("rank").alias("rank"),
-                                                                   F.sum("hit").alias("hits"))
-            live = self.live.ranks(grouped, n).select("node", F.lit(True).alias("live"))
+            grouped = once(later.unionByName(offers).groupBy("node").agg(F.min("rank").alias("rank"),
+                                                                        F.sum("hit").alias("hits")))
+            live = self.live.ranks(grouped).select("node", F.lit(True).alias("live"))
             marked, t = _scratch(grouped.join(live, "node", "left"),
                                  scanned=F.sum("hits"), n=_count_if(F.col("live").isNull()),
                                  m=F.min(F.when(F.col("live").isNull(), F.col("rank"))))
@@ -511,9 +508,10 @@ class _Update:
         removed = both.where("s = 0 and d = 1").select("node")
         rows = t["settled"] + t["removed"]
         live = both.select("node", "rank", (F.col("s") == 1).alias("present"))
-        if self.reranked is not None:
+        if self.reranked is not None:  # its rank 0 overrides a re-derivation's rank
             reranked, k = self.reranked
-            live = live.unionByName(reranked.select("node", "rank", F.lit(True).alias("present")))
+            live = (live.join(_small(reranked.select("node")), "node", "left_anti")
+                    .unionByName(reranked.select("node", "rank", F.lit(True).alias("present"))))
             rows += k
         changes["live"] = (live, rows)
         state = self.state.with_changes(changes)

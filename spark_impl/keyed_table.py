@@ -25,8 +25,8 @@ holds anything that must outlive an update: only checkpoint files do.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame
@@ -91,6 +91,71 @@ class Table:
 
 
 @dataclass(frozen=True)
+class Patched:
+    """A stored table as an update sees it: its ``base`` (hash partitioned by
+    the layout's columns) with small patches, applied in order: :meth:`without`
+    takes out the rows of some keys, :meth:`plus` puts rows in.
+
+    Joins go into the parts. The union of a base and a patch has no
+    partitioning, so a join on it would shuffle the whole base every round;
+    joined part by part, the base meets the small probe where it lies (the
+    probe is shuffled to the base's partitions) and only small frames are
+    shuffled and unioned.
+    """
+
+    base: DataFrame
+    key: tuple[str, ...]
+    removed: tuple[DataFrame, ...] = ()  # key columns; each applies to the base
+    added: tuple[DataFrame, ...] = ()  # whole rows, already without later removals
+
+    def without(self, keys: DataFrame) -> Patched:
+        """The table less the rows whose key is a row of ``keys``."""
+        gone = keys.select(*self.key)
+        return replace(self, removed=self.removed + (gone,),
+                       added=tuple(_anti(rows, gone, self.key) for rows in self.added))
+
+    def plus(self, rows: DataFrame) -> Patched:
+        """The table with ``rows`` put in (their keys not in it, or taken out before)."""
+        return replace(self, added=self.added + (rows.select(*self.base.columns),))
+
+    def frame(self) -> DataFrame:
+        """Every row (a scan of the base: bulk paths and observations only)."""
+        kept = self.base
+        for gone in self.removed:
+            kept = _anti(kept, gone, self.key)
+        return union_all([kept, *self.added])
+
+    def join(self, probe: DataFrame, on: Sequence[str], how: str = "inner") -> DataFrame:
+        """The table joined with a small ``probe`` on the columns ``on``
+        (``inner`` or ``left_semi``; ``probe`` one row per ``on`` value for
+        ``inner``), the base not shuffled."""
+        if how not in ("inner", "left_semi"):
+            raise ValueError(f"a patched table joins inner or left_semi, not {how}")
+        small = (once(probe) if self.added else probe).hint("shuffle_hash")
+        hits = self.base.join(small, list(on), how)
+        for gone in self.removed:
+            hits = _anti(hits, gone, self.key)
+        return union_all([hits, *(rows.join(small, list(on), how) for rows in self.added)])
+
+    def matching(self, probe: DataFrame, on: Sequence[str]) -> DataFrame:
+        """The rows whose ``on`` columns are a row of ``probe``."""
+        return self.join(probe.select(*on).distinct(), on, "left_semi")
+
+
+def once(df: DataFrame) -> DataFrame:
+    """``df`` computed at most once however often the plans that follow read it
+    (a lazy local checkpoint: a leaf in those plans, so a frame read by several
+    joins neither multiplies the plan nor its work). Scratch data only: it
+    dies with the executor that holds it."""
+    return df.localCheckpoint(eager=False)
+
+
+def _anti(rows: DataFrame, keys: DataFrame, key: Sequence[str]) -> DataFrame:
+    """``rows`` less those whose ``key`` is a row of the (small) ``keys``."""
+    return rows.join(keys.hint("shuffle_hash"), list(key), "left_anti")
+
+
+@dataclass(frozen=True)
 class KeyedTables:
     """Named tables sharing one overlay ``(table, <every table's columns>, present)``."""
 
@@ -108,15 +173,18 @@ class KeyedTables:
             return None
         return self.overlay.where(F.col("table") == name)
 
-    def current(self, name: str, layout: int = 0) -> DataFrame:
-        """The table's rows now, read from its base of the given layout."""
+    def patched(self, name: str, layout: int = 0) -> Patched:
+        """The table now: its base of the given layout, patched by the overlay."""
         t = self.tables[name]
-        base = t.bases[layout]
+        table = Patched(t.bases[layout], t.key)
         changes = self._changes(name)
         if changes is None:
-            return base
-        kept = base.join(changes.select(*t.key).hint("shuffle_hash"), list(t.key), "left_anti")
-        return kept.unionByName(changes.where("present").select(*t.columns))
+            return table
+        return table.without(changes.select(*t.key)).plus(changes.where("present").select(*t.columns))
+
+    def current(self, name: str, layout: int = 0) -> DataFrame:
+        """The table's rows now, read from its base of the given layout."""
+        return self.patched(name, layout).frame()
 
     def rows(self, name: str) -> int:
         """An upper bound on the table's row count."""
