@@ -47,7 +47,7 @@ INVALID_MARKER = "INCSPEC-INVALID-DELTA:"
 
 class InvalidDeltaError(ValueError):
     """Raised on an executor: Δ⁻(k) ⊄ C(k). Its text carries the facts as JSON
-    (the value as stored: its canonical JSON text)."""
+    (the value decoded from the canonical JSON text it is stored as)."""
 
     def __init__(self, key: Any, value: Any, available: int, removed: int, file: str | None) -> None:
         facts = {"key": key, "value": value, "available": available, "removed": removed,
@@ -87,7 +87,7 @@ class KeyedFold(StatefulProcessor):
             removed, added, first_file = _tally(part)
             for v, count in sorted(removed.items()):
                 if count > values.get(v, 0):
-                    raise InvalidDeltaError(_plain_key(k), v, values.get(v, 0), count,
+                    raise InvalidDeltaError(_plain_key(k), decode(v), values.get(v, 0), count,
                                             first_file.get(v))
             for v, count in removed.items():  # C • Δ: the multiset after the part
                 values[v] -= count

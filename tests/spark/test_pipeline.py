@@ -164,6 +164,7 @@ def test_a_file_removing_what_a_later_file_adds_is_refused(spark: Any, tmp_path:
     assert run(spark, inp, out, reducer=reducer, files_per_batch=2, log=messages.append) == 3
     refusal = next(m for m in messages if "refused" in m)
     assert remover.name in refusal and "'a'" in refusal and "0 time(s)" in refusal
+    assert "holds value 3 0 time(s)" in refusal  # the value itself, not its JSON text
 
 
 def random_batches(seed: int, count: int) -> list[Rows]:
