@@ -153,6 +153,37 @@ def markdown(results: dict[str, Any], results_path: str, plot_paths: dict[str, s
     return "\n".join(parts).rstrip() + "\n"
 
 
+def reach_engine_markdown(results: dict[str, Any], results_path: str) -> str:
+    """The tables of a ``benchmarks.reach_engine_bench --out`` file: single-edge
+    updates of the Spark reachability engine against a plain Spark recompute."""
+    m, p = results["machine"], results["params"]
+    mem = f"{m['memory_bytes'] / 2**30:.0f} GiB" if m.get("memory_bytes") else "?"
+
+    def load(row: dict[str, Any]) -> str:
+        return "–".join(f"{(row.get(k) or [0])[0]:.1f}" for k in ("load_average_before", "load_average_after"))
+
+    head = ("| edges (stored) | live nodes | make s | insert s | delete s | recompute s | "
+            "recompute ÷ insert | recompute ÷ delete | jobs per insert | jobs per delete | load (1 min) |")
+    lines = [
+        f"**Reachability engine: single-edge updates** (`{results_path}`, "
+        f"`python -m benchmarks.reach_engine_bench --graph {p['graph']} --repeats {p['repeats']} "
+        f"--sizes {','.join(str(n) for n in p['sizes'])}`; {m['cores']} cores, {mem}, driver memory "
+        f"{p['driver_memory']}, pyspark {m['versions'].get('pyspark')}). Medians in seconds over "
+        f"{p['repeats']} updates; recompute is the live set from scratch by plain Spark rounds over the "
+        "same stored edges (its live count checked against the engine's); jobs are the most over the "
+        "updates.",
+        "",
+        head,
+        "|" + " --- |" * (head.count("|") - 1),
+    ]
+    for r in results["rows"]:
+        lines.append(
+            f"| {r['edges']:,} | {r['live']:,} | {r['make_s']:.1f} | {r['insert_s']:.2f} | "
+            f"{r['delete_s']:.2f} | {r['recompute_s']:.2f} | {r['recompute_per_insert']:.2f} | "
+            f"{r['recompute_per_delete']:.2f} | {r['insert_jobs']} | {r['delete_jobs']} | {load(r)} |")
+    return "\n".join(lines) + "\n"
+
+
 def update_readme(readme: str, section: str) -> str:
     """``readme`` with the text between the markers replaced by ``section``."""
     start, end = readme.find(BEGIN), readme.find(END)
@@ -172,6 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     for path in args.results:
         with open(path) as f:
             results = json.load(f)
+        if results.get("benchmark") == "reach_engine_bench":
+            sections.append(reach_engine_markdown(results, path))
+            continue
         base = os.path.splitext(path)[0]
         plots = {b: f"{base}-{b}.png" for b in ("reduce", "reach") if os.path.exists(f"{base}-{b}.png")}
         sections.append(markdown(results, path, plots))
