@@ -25,7 +25,9 @@ earlier times:
   pairs of times found on the driver, the rows joined on the key (stored in
   the trace) with the time columns carried and filtered by
   ``greatest(r_i, s_i) = t_i``; split into the pairs whose left time is at the
-  current version and the rest (whose right time is);
+  current version and the rest (whose right time is), the stored (earlier)
+  side first cut to the keys of the current side by a broadcast semi-join
+  when that side is small (at most ``SEMI_JOIN_LIMIT`` rows);
 * ``distinct`` and ``reduce`` (DD-CLAIM-RULE-DISTINCT, -REDUCE) run on the keys
   affected at ``t`` only (a key is affected iff for every coordinate ``i`` it has
   a difference at some ``u <= t`` with ``u_i = t_i``), and combine the ``2^d``
@@ -43,9 +45,13 @@ earlier times:
   driver's sets of times costs no Spark job, so a change after convergence
   does work only at the times it affects (:attr:`ZSetDataflow.work` counts it).
 
-Traces are compacted every ``COMPACT_EVERY`` pieces: times whose version is
-done are advanced to that version (indistinguishable for every later time)
-and consolidated. Element functions (map functions, predicates) run in pandas
+Traces are append-only (a step adds pieces, it does not rewrite stored
+collections) and compacted every ``COMPACT_EVERY`` pieces: times whose version
+is done are advanced to that version (indistinguishable for every later time)
+and consolidated. They are not partitioned by key: ``distinct``/``reduce``
+compute on the affected keys only, but Spark still scans the trace up to
+``t`` to find their rows (a semi-join with the keys), and a join scans the
+stored side to cut it to the current side's keys. Element functions (map functions, predicates) run in pandas
 UDFs (Arrow); keys, weights, times and aggregates are native Spark columns. A
 function applied to an element of the wrong shape fails the step with
 ``malformed-input``; a loop with ``X_m != X_(m-1)`` (``m = max_iterations``)
@@ -164,6 +170,8 @@ def _below(prefix: str, depth: int, t: Time) -> Column:
 
 
 COMPACT_EVERY = 16
+#: The most rows of a probe broadcast to cut a stored trace to its keys.
+SEMI_JOIN_LIMIT = 10_000
 
 
 class Trace:
@@ -187,11 +195,14 @@ class Trace:
         self.pieces: dict[Time, DataFrame] = {}
         self.base: DataFrame | None = None
         self.base_times: frozenset[Time] = frozenset()
+        self.sizes: dict[Time, int] = {}  # rows per piece
+        self.base_size = 0
 
     def copy(self) -> Trace:
         other = Trace(self.spark, self.depth, self.keyed)
         other.pieces = dict(self.pieces)
         other.base, other.base_times = self.base, self.base_times
+        other.sizes, other.base_size = dict(self.sizes), self.base_size
         return other
 
     def columns(self) -> list[str]:
@@ -223,8 +234,14 @@ class Trace:
                 frames.append(self.base.join(F.broadcast(keep), tcols(self.depth), "left_semi"))
         return union_all([f.select(*cols, *tcols(self.depth)) for f in frames]) if frames else None
 
-    def add(self, t: Time, diff: DataFrame) -> None:
+    def add(self, t: Time, diff: DataFrame, size: int) -> None:
         self.pieces[t] = diff
+        self.sizes[t] = size
+
+    def size(self, times: set[Time]) -> int:
+        """An upper bound on the rows at ``times`` (control values kept with the pieces)."""
+        return sum(self.sizes[u] for u in times if u in self.sizes) + \
+            (self.base_size if self.base_times & times else 0)
 
     def compact(self, version: int) -> None:
         """Fold the pieces into the base once there are :data:`COMPACT_EVERY` of them."""
@@ -237,9 +254,10 @@ class Trace:
         folded = everything.groupBy(*keys, *inner).agg(F.sum("w").alias("w")).where(F.col("w") != 0) \
             .select(*self.columns(), F.lit(version).cast("int").alias("t0"), *inner)
         self.base = materialise(folded)
+        self.base_size = self.base.count()
         self.base_times = frozenset(tuple(int(r[c]) for c in tcols(self.depth))
                                     for r in self.base.select(*tcols(self.depth)).distinct().collect())
-        self.pieces = {}
+        self.pieces, self.sizes = {}, {}
 
 
 # --- operators on differences by time ------------------------------------------------------
@@ -490,10 +508,11 @@ class _Step:
         if key is not None:
             diff = _with_key(diff, key)
         diff = materialise(diff)
-        if diff.isEmpty():
+        size = diff.count()
+        if size == 0:
             return None
         trace = self.traces.setdefault(path, Trace(self.flow.spark, len(t), key is not None))
-        trace.add(t, diff)
+        trace.add(t, diff, size)
         self.work["recorded"] += 1
         return diff
 
@@ -545,9 +564,18 @@ class _Step:
             chosen = [(r, s) for r, s in pairs if (r[0] == t[0]) == current_left]
             if not chosen:
                 continue
-            lrows = left.rows({r for r, _ in chosen})
-            rrows = right.rows({s for _, s in chosen})
+            ltimes, rtimes = {r for r, _ in chosen}, {s for _, s in chosen}
+            lrows, rrows = left.rows(ltimes), right.rows(rtimes)
             assert lrows is not None and rrows is not None
+            # The side at the current version is usually the small one: when it is
+            # small, the other side is first cut to its keys (a broadcast semi-join),
+            # so only the matching rows of the stored trace are shuffled and joined.
+            small = left.size(ltimes) if current_left else right.size(rtimes)
+            if small <= SEMI_JOIN_LIMIT:
+                if current_left:
+                    rrows = rrows.join(F.broadcast(lrows.select("k").distinct()), "k", "left_semi")
+                else:
+                    lrows = lrows.join(F.broadcast(rrows.select("k").distinct()), "k", "left_semi")
             parts.append(join_timed(lrows, rrows, t, n))
         return _plus(*parts)
 
@@ -579,7 +607,7 @@ class _Step:
             return None
         rows = trace.rows(below)
         assert rows is not None
-        restricted = rows.join(F.broadcast(keys), "k", "left_semi")
+        restricted = rows.join(F.broadcast(keys) if affected <= SEMI_JOIN_LIMIT else keys, "k", "left_semi")
         signs = corners(t)
         by_corner = union_all([restricted.where(_below("", len(t), u)).select(F.lit(i).alias("c"), "e", "w", "k")
                                for i, (u, _) in enumerate(signs)])
