@@ -1,5 +1,6 @@
 """The Z-set dataflow language on Spark, evaluated by the delta rules of
-differential dataflow (DD-CLAIM-RULE-LINEAR, -JOIN, -DISTINCT, -REDUCE, -ITERATE).
+differential dataflow over nested times (DD-CLAIM-RULE-LINEAR, -JOIN,
+-DISTINCT, -REDUCE, -ITERATE).
 
 A collection is a DataFrame ``(e, w)``: the canonical JSON text of an element
 and its non-zero integer weight. A program (the suite's JSON syntax: ``input``,
@@ -8,33 +9,63 @@ and its non-zero integer weight. A program (the suite's JSON syntax: ``input``,
 :meth:`ZSetDataflow.step` returns the output delta
 ``output(t) - output(t - 1)``.
 
-Per operator, at each version (one time coordinate: the version):
+Times. A node outside loops lives at times ``(τ,)`` (the version); a node in
+the body of ``k`` nested loops at ``(τ, i_1, .., i_k)`` in ``N^(k+1)`` with the
+product order. A collection the rules read again keeps its *trace*
+(:class:`Trace`): its non-zero difference at each time, one materialised piece
+per time plus a compacted base with time columns ``t0, t1, ..`` next to
+``(e, w)``; the set of times is known to the driver (small control values),
+the data stays in Spark. A step evaluates every node at the current version's
+times only, from its children's differences at those times and the traces of
+earlier times:
 
-* linear operators (``map``, ``filter``, ``negate``, ``plus``) map the delta:
-  ``δf(c) = f(δc)``;
-* ``join`` is bilinear: ``δ(A ⋈ B) = δA ⋈ B + A ⋈ δB + δA ⋈ δB`` with ``A``,
-  ``B`` integrated up to the previous version (both kept, materialised); the
-  join is a hash join on the key (both sides hash partitioned by it, the
-  layout of Theorem 3.51 of the stream paper);
-* ``distinct`` and ``reduce`` are recomputed on the *affected keys* only (the
-  keys of the input delta): ``δout = op(A + δA)|K - op(A)|K``;
-* ``iterate`` (with the ``var`` it binds) is evaluated from its integrated
-  inputs at each version, ``X₀ = seed``, ``Xₙ₊₁ = body(Xₙ)`` until
-  ``Xₖ₊₁ = Xₖ`` (each round materialised), and its delta is the difference of
-  consecutive versions' fixpoints. This is *not* the nested-time differential
-  rule: a change re-runs the loop from its seed (documented gap).
+* linear operators (``map``, ``filter``, ``negate``, ``plus``) map the
+  difference at the time: ``δf(c)_t = f(δc_t)`` (DD-CLAIM-RULE-LINEAR);
+* ``join``: ``δ(c ⋈ d)_t = Σ_{r ∨ s = t} c_r ⋈ d_s`` (DD-CLAIM-RULE-JOIN), the
+  pairs of times found on the driver, the rows joined on the key (stored in
+  the trace) with the time columns carried and filtered by
+  ``greatest(r_i, s_i) = t_i``; split into the pairs whose left time is at the
+  current version and the rest (whose right time is), the stored (earlier)
+  side first cut to the keys of the current side by a broadcast semi-join
+  when that side is small (at most ``SEMI_JOIN_LIMIT`` rows);
+* ``distinct`` and ``reduce`` (DD-CLAIM-RULE-DISTINCT, -REDUCE) run on the keys
+  affected at ``t`` only (a key is affected iff for every coordinate ``i`` it has
+  a difference at some ``u <= t`` with ``u_i = t_i``), and combine the ``2^d``
+  corner times with Möbius signs:
+  ``δ_t = Σ_{ε ∈ {0,1}^d} (-1)^|ε| op(S(c)_{t-ε} restricted to the keys)``, in
+  one aggregation grouped by a corner column;
+* ``iterate`` (DD-CLAIM-RULE-ITERATE): the loop variable is
+  ``d = in(seed) + fb(body)``, so ``δd_(τ,0) = δseed_τ``,
+  ``δd_(τ,1) = δbody_(τ,0) - δseed_τ``, ``δd_(τ,i) = δbody_(τ,i-1)``; the body
+  runs at ``(τ, 0), (τ, 1), ..`` until the variable's next difference is zero
+  *and* no earlier time (any earlier version, or earlier outer iteration) has
+  differences at a later iteration; the egress is ``Σ_i δd_(τ,i)``. Inputs
+  and outer variables are constant across inner iterations (their difference
+  lives at inner coordinate 0). A difference known to be zero from the
+  driver's sets of times costs no Spark job, so a change after convergence
+  does work only at the times it affects (:attr:`ZSetDataflow.work` counts it).
 
-Element functions (map functions, predicates) run in pandas UDFs (Arrow);
-keys, weights and aggregates are native Spark columns. A function applied to an
-element of the wrong shape fails the step with ``malformed-input``; a loop that
-does not converge within ``max_iterations`` with ``no-fixpoint``. A failed
-step leaves the state as it was.
+Traces are append-only (a step adds pieces, it does not rewrite stored
+collections) and compacted every ``COMPACT_EVERY`` pieces: times whose version
+is done are advanced to that version (indistinguishable for every later time)
+and consolidated. They are not partitioned by key: ``distinct``/``reduce``
+compute on the affected keys only, but Spark still scans the trace up to
+``t`` to find their rows (a semi-join with the keys), and a join scans the
+stored side to cut it to the current side's keys. Element functions (map functions, predicates) run in pandas
+UDFs (Arrow); keys, weights, times and aggregates are native Spark columns. A
+function applied to an element of the wrong shape fails the step with
+``malformed-input``; a loop with ``X_m != X_(m-1)`` (``m = max_iterations``)
+with ``no-fixpoint``. A failed step leaves the state as it was (a step works
+on copies of the traces).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import reduce as fold_left
+from itertools import product
 from typing import Any
 
 import pandas as pd
@@ -99,35 +130,171 @@ def plus(*frames: DataFrame) -> DataFrame:
     return union_all([f.select("e", "w") for f in frames])
 
 
-def _keyed(df: DataFrame, op: str) -> DataFrame:
-    return df.select(_part_udf(0, op)(F.col("e")).alias("k"), _part_udf(1, op)(F.col("e")).alias("v"), "w")
-
-
-def join(left: DataFrame, right: DataFrame, partitions: int) -> DataFrame:
-    """``(k, a) ⋈ (k, b) = (k, (a, b))`` with the product of the weights; both
-    sides hash partitioned on ``k`` (Theorem 3.51's layout), then joined per partition."""
-    lk = _keyed(left, "join").repartition(partitions, "k")
-    rk = _keyed(right, "join").withColumnRenamed("v", "b").withColumnRenamed("w", "wb") \
-        .repartition(partitions, "k")
-    joined = lk.join(rk, "k")
-    return joined.select(F.concat(F.lit("["), "k", F.lit(",["), "v", F.lit(","), "b", F.lit("]]")).alias("e"),
-                         (F.col("w") * F.col("wb")).alias("w"))
-
-
-def distinct(df: DataFrame) -> DataFrame:
-    return consolidate(df).where(F.col("w") > 0).select("e", F.lit(1).cast("bigint").alias("w"))
-
-
 def _integer(v: Column, agg: str) -> Column:
     return F.when(~v.rlike(r"^-?[0-9]+$"),
                   F.raise_error(F.concat(F.lit(f"{MARKER}: {agg} expects an int, got "), v))) \
         .otherwise(v).cast("decimal(38,0)")
 
 
-def reduce(df: DataFrame, agg: str) -> DataFrame:
-    """For each key whose values form a non-zero Z-set: ``(k, agg(values))``, weight 1."""
-    pairs = _keyed(consolidate(df), "reduce").groupBy("k", "v").agg(F.sum("w").alias("w")) \
-        .where(F.col("w") != 0)
+# --- times (N^d, the product order) -------------------------------------------------------
+
+Time = tuple[int, ...]
+
+
+def tcols(depth: int) -> list[str]:
+    return [f"t{i}" for i in range(depth)]
+
+
+def leq(s: Time, t: Time) -> bool:
+    return all(a <= b for a, b in zip(s, t, strict=True))
+
+
+def sup(s: Time, t: Time) -> Time:
+    """``s ∨ t``: the coordinate-wise max."""
+    return tuple(max(a, b) for a, b in zip(s, t, strict=True))
+
+
+def corners(t: Time) -> list[tuple[Time, int]]:
+    """The ``t - ε`` (``ε ∈ {0,1}^d``, non-negative) with the Möbius sign ``(-1)^|ε|``."""
+    out = []
+    for eps in product((0, 1), repeat=len(t)):
+        u = tuple(a - b for a, b in zip(t, eps, strict=True))
+        if min(u) >= 0:
+            out.append((u, -1 if sum(eps) % 2 else 1))
+    return out
+
+
+def _below(prefix: str, depth: int, t: Time) -> Column:
+    """The rows whose time (columns ``prefix + t_i``) is ``<= t``."""
+    return fold_left(lambda a, b: a & b, [F.col(f"{prefix}t{i}") <= t[i] for i in range(depth)], F.lit(True))
+
+
+COMPACT_EVERY = 16
+#: The most rows of a probe broadcast to cut a stored trace to its keys.
+SEMI_JOIN_LIMIT = 10_000
+
+
+class Trace:
+    """The differences of one collection by time (DD's trace): an append-only map
+    from each time to its materialised, consolidated, non-zero difference
+    (``e, w`` and the key ``k`` when a keyed operator reads it), and a compacted
+    *base* ``(e, w, [k,] t0, ..)`` into which the pieces are folded every
+    :data:`COMPACT_EVERY` times. The set of times is known to the driver (small
+    control values); the data stays in Spark.
+
+    Compaction advances every time to the frontier: once version ``τ`` is done,
+    the times ``u`` with ``u_0 <= τ`` are indistinguishable for every later time
+    (comparisons and joins with a time whose first coordinate is ``> τ``), so
+    they are stored as ``(τ, u_1, ..)``, consolidated (DD's trace compaction).
+    """
+
+    def __init__(self, spark: SparkSession, depth: int, keyed: bool) -> None:
+        self.spark = spark
+        self.depth = depth
+        self.keyed = keyed
+        self.pieces: dict[Time, DataFrame] = {}
+        self.base: DataFrame | None = None
+        self.base_times: frozenset[Time] = frozenset()
+        self.sizes: dict[Time, int] = {}  # rows per piece
+        self.base_size = 0
+
+    def copy(self) -> Trace:
+        other = Trace(self.spark, self.depth, self.keyed)
+        other.pieces = dict(self.pieces)
+        other.base, other.base_times = self.base, self.base_times
+        other.sizes, other.base_size = dict(self.sizes), self.base_size
+        return other
+
+    def columns(self) -> list[str]:
+        return ["e", "w", "k"] if self.keyed else ["e", "w"]
+
+    def times(self) -> set[Time]:
+        return set(self.pieces) | set(self.base_times)
+
+    def at(self, t: Time) -> DataFrame | None:
+        """The difference at exactly ``t`` (``None``: zero)."""
+        if t in self.pieces:
+            return self.pieces[t].select("e", "w")
+        if t in self.base_times and self.base is not None:
+            cond = fold_left(lambda a, b: a & b, [F.col(c) == v for c, v in zip(tcols(self.depth), t, strict=True)])
+            return self.base.where(cond).select("e", "w")
+        return None
+
+    def rows(self, times: set[Time]) -> DataFrame | None:
+        """The differences at ``times``, with their time columns ``t0, ..``."""
+        cols = self.columns()
+        frames = [piece.select(*cols, *[F.lit(v).cast("int").alias(c) for c, v in zip(tcols(self.depth), u, strict=True)])
+                  for u, piece in self.pieces.items() if u in times]
+        wanted = self.base_times & times
+        if self.base is not None and wanted:
+            if wanted == self.base_times:
+                frames.append(self.base)
+            else:
+                keep = self.spark.createDataFrame(sorted(wanted), ", ".join(f"{c} int" for c in tcols(self.depth)))
+                frames.append(self.base.join(F.broadcast(keep), tcols(self.depth), "left_semi"))
+        return union_all([f.select(*cols, *tcols(self.depth)) for f in frames]) if frames else None
+
+    def add(self, t: Time, diff: DataFrame, size: int) -> None:
+        self.pieces[t] = diff
+        self.sizes[t] = size
+
+    def size(self, times: set[Time]) -> int:
+        """An upper bound on the rows at ``times`` (control values kept with the pieces)."""
+        return sum(self.sizes[u] for u in times if u in self.sizes) + \
+            (self.base_size if self.base_times & times else 0)
+
+    def compact(self, version: int) -> None:
+        """Fold the pieces into the base once there are :data:`COMPACT_EVERY` of them."""
+        if len(self.pieces) < COMPACT_EVERY:
+            return
+        everything = self.rows(self.times())
+        assert everything is not None
+        keys = ["e", "k"] if self.keyed else ["e"]
+        inner = tcols(self.depth)[1:]
+        folded = everything.groupBy(*keys, *inner).agg(F.sum("w").alias("w")).where(F.col("w") != 0) \
+            .select(*self.columns(), F.lit(version).cast("int").alias("t0"), *inner)
+        self.base = materialise(folded)
+        self.base_size = self.base.count()
+        self.base_times = frozenset(tuple(int(r[c]) for c in tcols(self.depth))
+                                    for r in self.base.select(*tcols(self.depth)).distinct().collect())
+        self.pieces, self.sizes = {}, {}
+
+
+# --- operators on differences by time ------------------------------------------------------
+
+
+def _with_key(df: DataFrame, kind: str) -> DataFrame:
+    """``df (e, w)`` with its key ``k``: the element (distinct) or its first component."""
+    if kind == "distinct":
+        return df.select("e", "w", F.col("e").alias("k"))
+    return df.select("e", "w", _part_udf(0, kind)(F.col("e")).alias("k"))
+
+
+def join_timed(left: DataFrame, right: DataFrame, t: Time, partitions: int) -> DataFrame:
+    """``Σ c_r ⋈ d_s`` over the rows of the two traces whose times join to ``t``
+    (``r ∨ s = t``); both sides keyed by ``k`` (stored) and hash partitioned on it."""
+    d = len(t)
+    lk = left.select("k", _part_udf(1, "join")(F.col("e")).alias("v"), "w",
+                     *[F.col(c).alias("l" + c) for c in tcols(d)]).repartition(partitions, "k")
+    rk = right.select("k", _part_udf(1, "join")(F.col("e")).alias("b"), F.col("w").alias("wb"),
+                      *[F.col(c).alias("r" + c) for c in tcols(d)]).repartition(partitions, "k")
+    at_t = fold_left(lambda a, b: a & b, [F.greatest(F.col("l" + c), F.col("r" + c)) == v
+                                          for c, v in zip(tcols(d), t, strict=True)])
+    joined = lk.join(rk, "k").where(at_t)
+    return joined.select(F.concat(F.lit("["), "k", F.lit(",["), "v", F.lit(","), "b", F.lit("]]")).alias("e"),
+                         (F.col("w") * F.col("wb")).alias("w"))
+
+
+def distinct_by_corner(df: DataFrame) -> DataFrame:
+    """``distinct`` of each corner's collection (column ``c``)."""
+    return df.groupBy("c", "e").agg(F.sum("w").alias("w")).where(F.col("w") > 0) \
+        .select("c", "e", F.lit(1).cast("bigint").alias("w"))
+
+
+def reduce_by_corner(df: DataFrame, agg: str) -> DataFrame:
+    """``reduce`` of each corner's collection (column ``c``; rows keyed by ``k``)."""
+    pairs = df.select("c", "k", _part_udf(1, "reduce")(F.col("e")).alias("v"), "w") \
+        .groupBy("c", "k", "v").agg(F.sum("w").alias("w")).where(F.col("w") != 0)
     if agg == "count":
         value = F.sum("w").cast("string")
     elif agg == "sum":
@@ -135,18 +302,9 @@ def reduce(df: DataFrame, agg: str) -> DataFrame:
     else:
         extremum = F.min if agg == "min" else F.max
         value = extremum(_integer(F.col("v"), agg)).cast("string")
-    grouped = pairs.groupBy("k").agg(value.alias("a"))
-    return grouped.select(F.concat(F.lit("["), "k", F.lit(","), "a", F.lit("]")).alias("e"),
+    grouped = pairs.groupBy("c", "k").agg(value.alias("a"))
+    return grouped.select("c", F.concat(F.lit("["), "k", F.lit(","), "a", F.lit("]")).alias("e"),
                           F.lit(1).cast("bigint").alias("w"))
-
-
-def restrict_keys(df: DataFrame, keys: DataFrame, op: str) -> DataFrame:
-    """The elements of ``df`` whose key (element itself for distinct, first
-    component for reduce) is among ``keys (k)``."""
-    if op == "distinct":
-        return df.join(keys.withColumnRenamed("k", "e"), "e", "left_semi")
-    with_key = df.select("e", "w", _part_udf(0, op)(F.col("e")).alias("k"))
-    return with_key.join(keys, "k", "left_semi").select("e", "w")
 
 
 # --- programs ------------------------------------------------------------------------
@@ -224,37 +382,75 @@ class Program:
 
 
 class ZSetDataflow:
-    """A program maintained on Spark: integrated collections kept where a rule needs them."""
+    """A program maintained on Spark: the traces (differences by time) of the
+    collections the rules read again, kept between versions."""
 
     def __init__(self, spark: SparkSession, program: Program) -> None:
         self.spark = spark
         self.program = program
         self.partitions = int(spark.conf.get("spark.sql.shuffle.partitions") or "2")
-        self.inputs: dict[str, DataFrame] = {n: self.empty() for n in program.inputs}
-        self.integrated: dict[Path, DataFrame] = {}  # per join side / distinct / reduce input / iterate
+        self.version = 0
+        self.traces: dict[Path, Trace] = {}
+        self._inputs = {n: _Log(self) for n in program.inputs}
+        self._output = _Log(self)
+        #: The counters of the last step (see :class:`_Step`).
+        self.work: dict[str, int] = {}
 
     def empty(self) -> DataFrame:
         return self.spark.createDataFrame([], SCHEMA)
+
+    @property
+    def inputs(self) -> dict[str, DataFrame]:
+        """The input collections at the last version (sums of their deltas; read
+        by observers, not by the rules)."""
+        return {n: log.total() for n, log in self._inputs.items()}
+
+    @property
+    def integrated(self) -> dict[Path, DataFrame]:
+        """The output collection at the last version, at the output's path ``()``."""
+        return {(): self._output.total()}
 
     def step(self, deltas: Mapping[str, DataFrame]) -> DataFrame:
         """Feed one version's input deltas; the output delta (consolidated, materialised)."""
         for name in deltas:
             if name not in self.program.inputs:
                 raise _fail(f"undeclared input {name!r}")
-        run = _Version(self, deltas)
+        run = _Step(self, deltas)
         try:
-            out = materialise(consolidate(run.delta(self.program.output, ())))
-            updates = {path: materialise(consolidate(df)) for path, df in run.updates.items()}
-            inputs = {n: materialise(consolidate(plus(self.inputs[n], d))) for n, d in deltas.items()}
+            diff = run.diff(self.program.output, (), (self.version,), {})
+            out = self.empty() if diff is None else materialise(consolidate(diff))
         except Exception as exc:
             if isinstance(exc, SparkEngineError):
                 raise
             if MARKER in str(exc):
                 raise SparkEngineError("malformed-input", _first_line(str(exc))) from None
             raise
-        self.integrated.update(updates)
-        self.inputs.update(inputs)
+        for trace in run.traces.values():
+            trace.compact(self.version)
+        self.traces = run.traces
+        for name, delta in deltas.items():
+            self._inputs[name].add(delta)
+        self._output.add(out)
+        self.work = dict(run.work)
+        self.version += 1
         return out
+
+
+class _Log:
+    """The sum of a sequence of deltas: kept as they come (lazy), folded into one
+    materialised collection every :data:`COMPACT_EVERY` additions."""
+
+    def __init__(self, flow: ZSetDataflow) -> None:
+        self.flow = flow
+        self.parts: list[DataFrame] = []
+
+    def add(self, delta: DataFrame) -> None:
+        self.parts.append(delta.select("e", "w"))
+        if len(self.parts) >= COMPACT_EVERY:
+            self.parts = [materialise(consolidate(union_all(self.parts)))]
+
+    def total(self) -> DataFrame:
+        return consolidate(union_all(self.parts)) if self.parts else self.flow.empty()
 
 
 def _first_line(text: str) -> str:
@@ -264,93 +460,238 @@ def _first_line(text: str) -> str:
     return text.splitlines()[0] if text else text
 
 
-class _Version:
-    """The work of one version: deltas of nodes, and the integrated states it produces."""
+#: For each bound loop variable: the path of its ``iterate`` and the depth of its body's times.
+Bindings = Mapping[str, tuple[Path, int]]
+
+Diff = DataFrame | None  # None: known to be zero (no Spark work)
+
+
+def _plus(*parts: Diff) -> Diff:
+    present = [p for p in parts if p is not None]
+    return plus(*present) if present else None
+
+
+class _Step:
+    """The work of one version: every node is evaluated at this version's times
+    only (``(τ,)`` at the top, ``(τ, i, ..)`` inside loops), from its children's
+    differences at those times and the traces of earlier times. Works on copies
+    of the traces (a failed step leaves the dataflow as it was).
+
+    ``work`` counts: ``iterations`` (body evaluations, all loops),
+    ``keyed_evaluations`` (distinct/reduce rule runs with a possibly affected
+    key), ``affected_keys`` (the sum of their affected key counts),
+    ``join_evaluations`` (join rule runs with a pair of times joining to the
+    current one) and ``recorded`` (non-zero differences added to traces).
+    """
 
     def __init__(self, flow: ZSetDataflow, deltas: Mapping[str, DataFrame]) -> None:
         self.flow = flow
         self.deltas = deltas
-        self.updates: dict[Path, DataFrame] = {}
+        self.traces = {path: trace.copy() for path, trace in flow.traces.items()}
+        self.vars: dict[tuple[Path, Time], Diff] = {}
+        self.work: Counter[str] = Counter(
+            {"iterations": 0, "keyed_evaluations": 0, "affected_keys": 0, "join_evaluations": 0, "recorded": 0})
 
-    def integrated(self, path: Path) -> DataFrame:
-        return self.flow.integrated.get(path, self.flow.empty())
+    def trace(self, path: Path) -> Trace | None:
+        return self.traces.get(path)
 
-    def current_inputs(self) -> dict[str, DataFrame]:
-        return {n: plus(self.flow.inputs[n], self.deltas[n]) if n in self.deltas else self.flow.inputs[n]
-                for n in self.flow.program.inputs}
+    def at(self, path: Path, t: Time) -> Diff:
+        trace = self.traces.get(path)
+        return None if trace is None else trace.at(t)
 
-    def delta(self, node: Node, path: Path) -> DataFrame:
+    def stored(self, node: Node, path: Path, t: Time, bound: Bindings, key: str | None = None) -> Diff:
+        """The difference of ``node`` at ``t``, consolidated, materialised and added to its trace."""
+        diff = self.diff(node, path, t, bound)
+        if diff is None:
+            return None
+        diff = consolidate(diff)
+        if key is not None:
+            diff = _with_key(diff, key)
+        diff = materialise(diff)
+        size = diff.count()
+        if size == 0:
+            return None
+        trace = self.traces.setdefault(path, Trace(self.flow.spark, len(t), key is not None))
+        trace.add(t, diff, size)
+        self.work["recorded"] += 1
+        return diff
+
+    def diff(self, node: Node, path: Path, t: Time, bound: Bindings) -> Diff:
         op = node["op"]
-        flow = self.flow
-        if op == "input":
-            return self.deltas.get(node["name"], flow.empty())
-        if op == "map":
-            return self.delta(node["arg"], (*path, 0)).select(_map_udf(node["fn"])(F.col("e")).alias("e"), "w")
-        if op == "filter":
-            d = self.delta(node["arg"], (*path, 0))
-            return d.where(_filter_udf(node["pred"])(F.col("e")))
-        if op == "negate":
-            return negate(self.delta(node["arg"], (*path, 0)))
-        if op in ("plus", "union"):
-            return plus(self.delta(node["left"], (*path, 0)), self.delta(node["right"], (*path, 1)))
-        if op == "join":
-            dl, dr = self.delta(node["left"], (*path, 0)), self.delta(node["right"], (*path, 1))
-            left, right = self.integrated((*path, 0)), self.integrated((*path, 1))
-            self.updates[(*path, 0)] = plus(left, dl)
-            self.updates[(*path, 1)] = plus(right, dr)
-            n = flow.partitions
-            return plus(join(dl, right, n), join(left, dr, n), join(dl, dr, n))
-        if op in ("distinct", "reduce"):
-            d = materialise(consolidate(self.delta(node["arg"], (*path, 0))))
-            old = self.integrated((*path, 0))
-            new = plus(old, d)
-            self.updates[(*path, 0)] = new
-            kind = "distinct" if op == "distinct" else "reduce"
-            keys = (d.select(F.col("e").alias("k")) if kind == "distinct"
-                    else d.select(_part_udf(0, "reduce")(F.col("e")).alias("k"))).distinct()
-
-            def apply(c: DataFrame) -> DataFrame:
-                c = restrict_keys(c, keys, kind)
-                return distinct(c) if kind == "distinct" else reduce(c, node["agg"])
-
-            return plus(apply(new), negate(apply(old)))
+        if op == "input":  # constant across iterations: its difference lives at (τ, 0, .., 0)
+            return self.deltas.get(node["name"]) if all(c == 0 for c in t[1:]) else None
+        if op == "var":
+            loop_path, depth = bound[node["name"]]
+            return self.var_diff(loop_path, t[:depth]) if all(c == 0 for c in t[depth:]) else None
         if op == "iterate":
-            value = self.full(node, self.current_inputs(), {})
-            self.updates[path] = value
-            return plus(value, negate(self.integrated(path)))
+            return self.iterate(node, path, t, bound)
+        if op in ("map", "filter", "negate"):  # DD-CLAIM-RULE-LINEAR
+            sub = self.diff(node["arg"], (*path, 0), t, bound)
+            if sub is None:
+                return None
+            if op == "map":
+                return sub.select(_map_udf(node["fn"])(F.col("e")).alias("e"), "w")
+            if op == "filter":
+                return sub.where(_filter_udf(node["pred"])(F.col("e")))
+            return negate(sub)
+        if op in ("plus", "union"):
+            return _plus(self.diff(node["left"], (*path, 0), t, bound), self.diff(node["right"], (*path, 1), t, bound))
+        if op == "join":
+            self.stored(node["left"], (*path, 0), t, bound, "join")
+            self.stored(node["right"], (*path, 1), t, bound, "join")
+            return self.join_rule(path, t)
+        if op in ("distinct", "reduce"):
+            self.stored(node["arg"], (*path, 0), t, bound, op)
+            return self.keyed_rule(path, t, op, node.get("agg", ""))
         raise _fail(f"{op!r} outside an iterate")
 
-    def full(self, node: Node, inputs: Mapping[str, DataFrame], env: Mapping[str, DataFrame]) -> DataFrame:
-        """The standard semantics of ``node`` on whole collections (inside ``iterate``)."""
-        op = node["op"]
-        flow = self.flow
+    def join_rule(self, path: Path, t: Time) -> Diff:
+        """DD-CLAIM-RULE-JOIN: ``δ(c ⋈ d)_t = Σ_{r ∨ s = t} c_r ⋈ d_s``. The pairs of
+        times are found on the driver; the rows are joined in two parts, by which
+        side carries the current version (``r_0 = t_0``, else ``s_0 = t_0``)."""
+        left, right = self.trace((*path, 0)), self.trace((*path, 1))
+        if left is None or right is None:
+            return None
+        rs = [r for r in left.times() if leq(r, t)]
+        ss = [s for s in right.times() if leq(s, t)]
+        pairs = [(r, s) for r in rs for s in ss if sup(r, s) == t]
+        if not pairs:
+            return None
+        self.work["join_evaluations"] += 1
+        n = self.flow.partitions
+        parts: list[Diff] = []
+        for current_left in (True, False):
+            chosen = [(r, s) for r, s in pairs if (r[0] == t[0]) == current_left]
+            if not chosen:
+                continue
+            ltimes, rtimes = {r for r, _ in chosen}, {s for _, s in chosen}
+            lrows, rrows = left.rows(ltimes), right.rows(rtimes)
+            assert lrows is not None and rrows is not None
+            # The side at the current version is usually the small one: when it is
+            # small, the other side is first cut to its keys (a broadcast semi-join),
+            # so only the matching rows of the stored trace are shuffled and joined.
+            small = left.size(ltimes) if current_left else right.size(rtimes)
+            if small <= SEMI_JOIN_LIMIT:
+                if current_left:
+                    rrows = rrows.join(F.broadcast(lrows.select("k").distinct()), "k", "left_semi")
+                else:
+                    lrows = lrows.join(F.broadcast(rrows.select("k").distinct()), "k", "left_semi")
+            parts.append(join_timed(lrows, rrows, t, n))
+        return _plus(*parts)
 
-        def ev(n: Node) -> DataFrame:
-            return self.full(n, inputs, env)
+    def keyed_rule(self, path: Path, t: Time, kind: str, agg: str) -> Diff:
+        """DD-CLAIM-RULE-DISTINCT / DD-CLAIM-RULE-REDUCE: on the affected keys ``K``
+        (a key is affected at ``t`` iff for every coordinate ``i`` it has a
+        difference at some ``u <= t`` with ``u_i = t_i``),
+        ``δ_t = Σ_{ε ∈ {0,1}^d} (-1)^|ε| op(S(c)_{t-ε} restricted to K)``, all
+        ``2^d`` corners in one aggregation (a corner column ``c``)."""
+        trace = self.trace((*path, 0))
+        if trace is None:
+            return None
+        below = {u for u in trace.times() if leq(u, t)}
+        per_coordinate = [{u for u in below if u[i] == t[i]} for i in range(len(t))]
+        if not all(per_coordinate):
+            return None
+        self.work["keyed_evaluations"] += 1
+        keys: DataFrame | None = None
+        for times in per_coordinate:
+            rows = trace.rows(times)
+            assert rows is not None
+            ks = rows.select("k")
+            keys = ks.distinct() if keys is None else keys.intersect(ks)
+        assert keys is not None
+        keys = materialise(keys)
+        affected = keys.count()
+        self.work["affected_keys"] += affected
+        if affected == 0:
+            return None
+        rows = trace.rows(below)
+        assert rows is not None
+        restricted = rows.join(F.broadcast(keys) if affected <= SEMI_JOIN_LIMIT else keys, "k", "left_semi")
+        signs = corners(t)
+        by_corner = union_all([restricted.where(_below("", len(t), u)).select(F.lit(i).alias("c"), "e", "w", "k")
+                               for i, (u, _) in enumerate(signs)])
+        out = distinct_by_corner(by_corner) if kind == "distinct" else reduce_by_corner(by_corner, agg)
+        sign = F.lit(0)
+        for i, (_, mu) in enumerate(signs):
+            sign = F.when(F.col("c") == i, F.lit(mu)).otherwise(sign)
+        return out.select("e", (F.col("w") * sign).cast("bigint").alias("w"))
 
-        if op == "input":
-            return inputs[node["name"]]
-        if op == "var":
-            return env[node["name"]]
-        if op == "map":
-            return ev(node["arg"]).select(_map_udf(node["fn"])(F.col("e")).alias("e"), "w")
-        if op == "filter":
-            return ev(node["arg"]).where(_filter_udf(node["pred"])(F.col("e")))
-        if op == "negate":
-            return negate(ev(node["arg"]))
-        if op in ("plus", "union"):
-            return plus(ev(node["left"]), ev(node["right"]))
-        if op == "join":
-            return join(ev(node["left"]), ev(node["right"]), flow.partitions)
-        if op == "distinct":
-            return distinct(ev(node["arg"]))
-        if op == "reduce":
-            return reduce(ev(node["arg"]), node["agg"])
-        x = materialise(consolidate(ev(node["seed"])))  # X_0
-        for _ in range(flow.program.max_iterations):
-            nxt = materialise(consolidate(self.full(node["body"], inputs, {**env, node["var"]: x})))
-            if consolidate(plus(nxt, negate(x))).isEmpty():
-                return x
-            x = nxt
-        raise SparkEngineError("no-fixpoint",
-                          f"iterate {node['var']!r}: no fixpoint in {flow.program.max_iterations} steps")
+    def var_diff(self, loop_path: Path, u: Time) -> Diff:
+        """DD-CLAIM-RULE-ITERATE: the loop variable ``d = in(seed) + fb(body)`` at
+        ``u = (τ, i)``: ``δseed_τ`` at ``i = 0``, ``δbody_(τ,0) - δseed_τ`` at
+        ``i = 1``, ``δbody_(τ,i-1)`` at ``i >= 2``."""
+        if (loop_path, u) in self.vars:
+            return self.vars[(loop_path, u)]
+        tau, i = u[:-1], u[-1]
+        seed, body = (*loop_path, 0), (*loop_path, 1)
+        result: Diff
+        if i == 0:
+            result = self.at(seed, tau)
+        elif i == 1:
+            s, b = self.at(seed, tau), self.at(body, (*tau, 0))
+            result = _plus(b, None if s is None else negate(s))
+            if result is not None:
+                result = materialise(consolidate(result))
+                if result.isEmpty():
+                    result = None
+        else:
+            result = self.at(body, (*tau, i - 1))
+        self.vars[(loop_path, u)] = result
+        return result
+
+    def iterate(self, node: Node, path: Path, t: Time, bound: Bindings) -> Diff:
+        """DD-CLAIM-RULE-ITERATE: the body at ``(t, 0), (t, 1), ..`` until the loop
+        variable's next difference is zero and no earlier time has differences at
+        a later iteration; the egress is ``Σ_i δd_(t,i)``. Refuses with
+        ``no-fixpoint`` iff ``X_m != X_(m-1)`` at this time (``m = max_iterations``)."""
+        depth = len(t)
+        self.stored(node["seed"], (*path, 0), t, bound)
+        inner = {**bound, node["var"]: (path, depth + 1)}
+        last_earlier = self.last_earlier_iteration(path, t)
+        m = self.flow.program.max_iterations
+        i = 0
+        while True:
+            self.stored(node["body"], (*path, 1), (*t, i), inner)
+            self.work["iterations"] += 1
+            if self.var_diff(path, (*t, i + 1)) is None and i + 1 > last_earlier:
+                break
+            i += 1
+            if (i == m and self.variable_step(path, t, m - 1)) or i > max(m - 1, last_earlier):
+                raise SparkEngineError("no-fixpoint", f"iterate {node['var']!r}: no fixpoint in {m} steps")
+        return _plus(*[self.var_diff(path, (*t, j)) for j in range(i + 1)])
+
+    def variable_step(self, loop_path: Path, t: Time, i: int) -> bool:
+        """Whether ``X_(i+1) != X_i`` at ``t``: the loop variable's differences at
+        iteration ``i + 1`` over the times ``τ' <= t`` do not sum to zero."""
+        depth = len(t)
+        parts: list[Diff] = []
+        body = self.trace((*loop_path, 1))
+        if body is not None:
+            times = {u for u in body.times() if u[depth] == i and leq(u[:depth], t)}
+            parts.append(body.rows(times) if times else None)
+        seed = self.trace((*loop_path, 0))
+        if i == 0 and seed is not None:
+            rows = seed.rows({u for u in seed.times() if leq(u, t)})
+            parts.append(None if rows is None else negate(rows))
+        total = _plus(*[None if p is None else p.select("e", "w") for p in parts])
+        return total is not None and not consolidate(total).isEmpty()
+
+    def last_earlier_iteration(self, loop_path: Path, t: Time) -> int:
+        """The largest iteration ``j`` at which a trace of the loop (its seed, its
+        body, the traces inside the body) has a difference at a time ``(τ', j, ..)``
+        with ``τ' <= t``, ``τ' != t`` (-1 if none): beyond it, earlier times
+        contribute nothing. Read from the driver's sets of times."""
+        depth = len(t)
+        body = (*loop_path, 1)
+        latest = -1
+        for path, trace in self.traces.items():
+            in_body, is_seed = path[: len(body)] == body, path == (*loop_path, 0)
+            if not (in_body or is_seed):
+                continue
+            for u in trace.times():
+                outer = u[:depth]
+                if outer == t or not leq(outer, t):
+                    continue
+                latest = max(latest, u[depth] + 1 if in_body else 1)
+        return latest

@@ -23,6 +23,11 @@ class SparkZSetEngine:
     def build(self, program: Mapping[str, Value]) -> None:
         self.flow = ZSetDataflow(self.spark, Program.from_json(_plain(program)))
 
+    @property
+    def work(self) -> Mapping[str, int]:
+        """The work counters of the last step (see ``spark_impl.zset_engine._Step``)."""
+        return {} if self.flow is None else dict(self.flow.work)
+
     def step(self, inputs: Mapping[str, WeightedRows]) -> WeightedRows:
         if self.flow is None:
             raise EngineError("malformed-input", "no program built")
