@@ -255,6 +255,7 @@ class Trace:
             .select(*self.columns(), F.lit(version).cast("int").alias("t0"), *inner)
         self.base = materialise(folded)
         self.base_size = self.base.count()
+        # the base's distinct times only (control values, a handful per version), not its rows
         self.base_times = frozenset(tuple(int(r[c]) for c in tcols(self.depth))
                                     for r in self.base.select(*tcols(self.depth)).distinct().collect())
         self.pieces, self.sizes = {}, {}
