@@ -111,12 +111,12 @@ class Patched:
     def without(self, keys: DataFrame) -> Patched:
         """The table less the rows whose key is a row of ``keys``."""
         gone = keys.select(*self.key)
-        return replace(self, removed=self.removed + (gone,),
-                       added=tuple(_anti(rows, gone, self.key) for rows in self.added))
+        return replace(self, removed=_merged(self.removed + (gone,)),
+                       added=_merged(tuple(_anti(rows, gone, self.key) for rows in self.added)))
 
     def plus(self, rows: DataFrame) -> Patched:
         """The table with ``rows`` put in (their keys not in it, or taken out before)."""
-        return replace(self, added=self.added + (rows.select(*self.base.columns),))
+        return replace(self, added=_merged(self.added + (rows.select(*self.base.columns),)))
 
     def frame(self) -> DataFrame:
         """Every row (a scan of the base: bulk paths and observations only)."""
@@ -148,6 +148,21 @@ def once(df: DataFrame) -> DataFrame:
     joins neither multiplies the plan nor its work). Scratch data only: it
     dies with the executor that holds it."""
     return df.localCheckpoint(eager=False)
+
+
+#: a table keeps at most this many patches of each kind; more are merged into one
+MAX_PATCHES = 2
+
+
+def _merged(patches: tuple[DataFrame, ...]) -> tuple[DataFrame, ...]:
+    """``patches``, merged into one computed frame once there are more than
+    :data:`MAX_PATCHES`: an update of many rounds (a cascade down a long chain)
+    patches a table every round, and unmerged every join would carry one
+    anti-join per round (plans, stages and time growing with the round number).
+    Merged, a join reads at most that many small frames whatever the round."""
+    if len(patches) <= MAX_PATCHES:
+        return patches
+    return (once(union_all(list(patches))),)
 
 
 def _anti(rows: DataFrame, keys: DataFrame, key: Sequence[str]) -> DataFrame:
