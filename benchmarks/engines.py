@@ -318,6 +318,15 @@ REACH_PROGRAM: dict[str, Any] = {
 }
 
 
+def zset_edges(df: Any, weight: int) -> Any:
+    """``(src, dst)`` rows as a Z-set collection ``(e, w)``: ``e`` the pair's JSON text."""
+    from pyspark.sql import functions as F
+
+    return df.select(F.concat(F.lit("["), F.col("src").cast("string"), F.lit(","),
+                              F.col("dst").cast("string"), F.lit("]")).alias("e"),
+                     F.lit(weight).cast("bigint").alias("w"))
+
+
 class SparkZSetReach:
     """Reachability as a Z-set program with ``iterate`` on the Spark Z-set engine."""
 
@@ -329,11 +338,7 @@ class SparkZSetReach:
         self.flow: Any = None
 
     def _edge_rows(self, df: Any, weight: int) -> Any:
-        from pyspark.sql import functions as F
-
-        return df.select(F.concat(F.lit("["), F.col("src").cast("string"), F.lit(","),
-                                  F.col("dst").cast("string"), F.lit("]")).alias("e"),
-                         F.lit(weight).cast("bigint").alias("w"))
+        return zset_edges(df, weight)
 
     def make(self, graph: Graph) -> None:
         from spark_impl.zset_engine import Program, ZSetDataflow

@@ -111,12 +111,12 @@ class Patched:
     def without(self, keys: DataFrame) -> Patched:
         """The table less the rows whose key is a row of ``keys``."""
         gone = keys.select(*self.key)
-        return replace(self, removed=_merged(self.removed + (gone,)),
-                       added=_merged(tuple(_anti(rows, gone, self.key) for rows in self.added)))
+        return replace(self, removed=merged_patches(self.removed + (gone,)),
+                       added=merged_patches(tuple(_anti(rows, gone, self.key) for rows in self.added)))
 
     def plus(self, rows: DataFrame) -> Patched:
         """The table with ``rows`` put in (their keys not in it, or taken out before)."""
-        return replace(self, added=_merged(self.added + (rows.select(*self.base.columns),)))
+        return replace(self, added=merged_patches(self.added + (rows.select(*self.base.columns),)))
 
     def frame(self) -> DataFrame:
         """Every row (a scan of the base: bulk paths and observations only)."""
@@ -154,7 +154,7 @@ def once(df: DataFrame) -> DataFrame:
 MAX_PATCHES = 2
 
 
-def _merged(patches: tuple[DataFrame, ...]) -> tuple[DataFrame, ...]:
+def merged_patches(patches: tuple[DataFrame, ...]) -> tuple[DataFrame, ...]:
     """``patches``, merged into one computed frame once there are more than
     :data:`MAX_PATCHES`: an update of many rounds (a cascade down a long chain)
     patches a table every round, and unmerged every join would carry one

@@ -176,3 +176,32 @@ def test_jobs_per_single_edge_update_do_not_grow_with_the_graph(spark: Any) -> N
         counts.append(per_update)
     assert counts[0] == counts[1]
     assert counts[0][0] <= JOBS_PER_INSERT and counts[0][1] <= JOBS_PER_DELETE, counts
+
+
+def test_an_update_that_turns_out_large_is_recomputed(spark: Any) -> None:
+    """A one-row batch that kills or derives most of the graph (the root removed,
+    then put back) is abandoned once its cascade's dead, or the elements its
+    expansion has still to settle, reach the bulk threshold, and recomputed from
+    scratch: the same delta and ranks, ``work.from_scratch`` set. A small update
+    of the same engine stays incremental. (Thresholds lowered to 20 elements so
+    that a graph of 61 nodes crosses them: 0 -> i -> i + 30.)"""
+    from spark_impl.fixpoint_engine import IncrementalReachability
+
+    n = 30
+    r = IncrementalReachability(spark, "bigint", bulk_rows=20, bulk_share=0.1)
+    r.make(spark.createDataFrame([(0,)], "node bigint"),
+           spark.range(1, n + 1).selectExpr("0 as src", "id as dst")
+           .unionByName(spark.range(1, n + 1).selectExpr("id as src", f"id + {n} as dst")))
+    ranks = {0: 0, **{i: 1 for i in range(1, n + 1)}, **{i + n: 2 for i in range(1, n + 1)}}
+
+    small = r.apply(remove_edges=[(0, 1)])
+    assert (small.removed, small.work.from_scratch) == ({1, 1 + n}, False)
+    small = r.apply(add_edges=[(0, 1)])
+    assert (small.added, small.work.from_scratch) == ({1, 1 + n}, False)
+
+    gone = r.apply(remove_roots=[0])
+    assert (gone.removed, gone.added_count, gone.work.from_scratch) == (set(ranks), 0, True)
+    assert r.current().count() == 0
+    back = r.apply(add_roots=[0])
+    assert (back.added, back.removed_count, back.work.from_scratch) == (set(ranks), 0, True)
+    assert {row["node"]: row["rank"] for row in r.current().collect()} == ranks
