@@ -153,35 +153,89 @@ def markdown(results: dict[str, Any], results_path: str, plot_paths: dict[str, s
     return "\n".join(parts).rstrip() + "\n"
 
 
+def _machine_line(results: dict[str, Any]) -> str:
+    m = results["machine"]
+    mem = f"{m['memory_bytes'] / 2**30:.0f} GiB" if m.get("memory_bytes") else "?"
+    return f"{m['cores']} cores, {mem}, pyspark {m['versions'].get('pyspark')}"
+
+
+def _load(row: dict[str, Any]) -> str:
+    """The 1-minute load average before and after a size's measurements."""
+    return "–".join(f"{(row.get(k) or [0])[0]:.1f}" for k in ("load_average_before", "load_average_after"))
+
+
+def _table(head: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head),
+            *("| " + " | ".join(r) + " |" for r in rows)]
+
+
 def reach_engine_markdown(results: dict[str, Any], results_path: str) -> str:
     """The tables of a ``benchmarks.reach_engine_bench --out`` file: single-edge
     updates of the Spark reachability engine against a plain Spark recompute."""
-    m, p = results["machine"], results["params"]
-    mem = f"{m['memory_bytes'] / 2**30:.0f} GiB" if m.get("memory_bytes") else "?"
-
-    def load(row: dict[str, Any]) -> str:
-        return "–".join(f"{(row.get(k) or [0])[0]:.1f}" for k in ("load_average_before", "load_average_after"))
-
-    head = ("| edges (stored) | live nodes | make s | insert s | delete s | recompute s | "
-            "recompute ÷ insert | recompute ÷ delete | jobs per insert | jobs per delete | load (1 min) |")
+    p = results["params"]
+    chains = p.get("chain_length")
+    flags = f" --chain-length {chains}" if chains else ""
+    update = (f"a chain of {chains} nodes cut off (delete) and hung back (insert)" if chains
+              else "an edge from the root to a fresh node added (insert) and removed (delete)")
+    rows = results["rows"]
+    removal = any("root_removal_s" in r for r in rows)
+    head = ["edges (stored)", "live nodes", "make s", "insert s", "delete s", "recompute s",
+            "recompute ÷ insert", "recompute ÷ delete", "jobs per insert", "jobs per delete"]
+    head += ["root removed s", "root put back s"] if removal else []
+    head += ["driver Python MiB", "load (1 min)"]
+    body = []
+    for r in rows:
+        cells = [f"{r['edges']:,}", f"{r['live']:,}", f"{r['make_s']:.1f}", f"{r['insert_s']:.2f}",
+                 f"{r['delete_s']:.2f}", f"{r['recompute_s']:.2f}", f"{r['recompute_per_insert']:.2f}",
+                 f"{r['recompute_per_delete']:.2f}", str(r["insert_jobs"]), str(r["delete_jobs"])]
+        if removal:
+            cells += [f"{r['root_removal_s']:.2f}" if "root_removal_s" in r else "–",
+                      f"{r['root_readd_s']:.2f}" if "root_readd_s" in r else "–"]
+        rss = r.get("driver_python_rss_mb")
+        cells += [f"{rss:.0f}" if rss is not None else "–", _load(r)]
+        body.append(cells)
     lines = [
-        f"**Reachability engine: single-edge updates** (`{results_path}`, "
-        f"`python -m benchmarks.reach_engine_bench --graph {p['graph']} --repeats {p['repeats']} "
-        f"--sizes {','.join(str(n) for n in p['sizes'])}`; {m['cores']} cores, {mem}, driver memory "
-        f"{p['driver_memory']}, pyspark {m['versions'].get('pyspark')}). Medians in seconds over "
-        f"{p['repeats']} updates; recompute is the live set from scratch by plain Spark rounds over the "
-        "same stored edges (its live count checked against the engine's); jobs are the most over the "
-        "updates.",
+        f"**Reachability engine: single-edge updates, {p['graph']} graphs** (`{results_path}`, "
+        f"`python -m benchmarks.reach_engine_bench --graph {p['graph']}{flags} --repeats {p['repeats']} "
+        f"--sizes {','.join(str(n) for n in p['sizes'])}`; {_machine_line(results)}, driver memory "
+        f"{p['driver_memory']}). Update: {update}. Medians in seconds over {p['repeats']} updates; "
+        "recompute is the live set from scratch by plain Spark rounds over the same stored edges (its live "
+        "count checked against the engine's); jobs are the most over the updates"
+        + ("; the root removed kills the whole live set, put back derives it again (once each)" if removal
+           else "") + ".",
         "",
-        head,
-        "|" + " --- |" * (head.count("|") - 1),
+        *_table(head, body),
     ]
-    for r in results["rows"]:
-        lines.append(
-            f"| {r['edges']:,} | {r['live']:,} | {r['make_s']:.1f} | {r['insert_s']:.2f} | "
-            f"{r['delete_s']:.2f} | {r['recompute_s']:.2f} | {r['recompute_per_insert']:.2f} | "
-            f"{r['recompute_per_delete']:.2f} | {r['insert_jobs']} | {r['delete_jobs']} | {load(r)} |")
     return "\n".join(lines) + "\n"
+
+
+def zset_iterate_markdown(results: dict[str, Any], results_path: str) -> str:
+    """The table of a ``benchmarks.zset_iterate_bench --out`` file: reachability as a
+    Z-set program with ``iterate``, single-edge versions against recomputing it."""
+    p = results["params"]
+    head = ["edges (stored)", "live nodes", "first version s", "insert s", "delete s", "recompute s",
+            "plain Spark BFS s", "recompute ÷ insert", "recompute ÷ delete", "jobs per update",
+            "iterations per update", "iterations of a recompute", "load (1 min)"]
+    body = [[f"{r['edges']:,}", f"{r['live']:,}", f"{r['load_s']:.1f}", f"{r['insert_s']:.2f}",
+             f"{r['delete_s']:.2f}", f"{r['recompute_s']:.2f}", f"{r['native_s']:.2f}",
+             f"{r['recompute_per_insert']:.2f}", f"{r['recompute_per_delete']:.2f}", str(r["update_jobs"]),
+             str(r["update_iterations"]), str(r["recompute_iterations"]), _load(r)] for r in results["rows"]]
+    lines = [
+        f"**Z-set reachability by `iterate`: single-edge versions** (`{results_path}`, "
+        f"`python -m benchmarks.zset_iterate_bench --repeats {p['repeats']} "
+        f"--sizes {','.join(str(n) for n in p['sizes'])}`; {_machine_line(results)}). The program "
+        "`X = distinct(roots + snd(snd(dup(X) ⋈ edges)))` on the Spark Z-set engine, power-law graphs, root 0; "
+        "insert: an edge from the root to a fresh node as one version, delete: removed again (each output "
+        "delta checked); recompute: the program from scratch at the current version (a fresh engine, its "
+        f"live count checked). Medians in seconds over {p['repeats']} updates.",
+        "",
+        *_table(head, body),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+#: results files written by the single-purpose benchmarks, and their tables
+RENDERERS = {"reach_engine_bench": reach_engine_markdown, "zset_iterate_bench": zset_iterate_markdown}
 
 
 def update_readme(readme: str, section: str) -> str:
@@ -203,8 +257,9 @@ def main(argv: list[str] | None = None) -> int:
     for path in args.results:
         with open(path) as f:
             results = json.load(f)
-        if results.get("benchmark") == "reach_engine_bench":
-            sections.append(reach_engine_markdown(results, path))
+        render = RENDERERS.get(results.get("benchmark", ""))
+        if render is not None:
+            sections.append(render(results, path))
             continue
         base = os.path.splitext(path)[0]
         plots = {b: f"{base}-{b}.png" for b in ("reduce", "reach") if os.path.exists(f"{base}-{b}.png")}

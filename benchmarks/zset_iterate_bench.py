@@ -61,7 +61,10 @@ def bench_size(spark: Any, edges: int, repeats: int) -> dict[str, Any]:
     stored = edge_df.count()
     first_iterations = flow.work["iterations"]
     fresh = 10 * edges  # ids the generator never uses
-    inserts, deletes, jobs, iterations = [], [], [], []
+    inserts: list[float] = []
+    deletes: list[float] = []
+    jobs: list[int] = []
+    iterations: list[int] = []
     for i in range(repeats):
         edge = spark.createDataFrame([(0, fresh + i)], "src bigint, dst bigint")
         for weight, times in ((1, inserts), (-1, deletes)):
@@ -72,7 +75,8 @@ def bench_size(spark: Any, edges: int, repeats: int) -> dict[str, Any]:
             times.append(t)
             jobs.append(n_jobs)
             iterations.append(flow.work["iterations"])
-    recomputes, natives = [], []
+    recomputes: list[float] = []
+    natives: list[float] = []
     node_roots = spark.createDataFrame([(0,)], "node bigint")
     for _ in range(repeats):
         t, (_, again) = timed(from_scratch)

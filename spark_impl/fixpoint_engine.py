@@ -213,10 +213,12 @@ class IncrementalReachability:
         return self.spark.createDataFrame([], f"node {self.node_type}, rank bigint")
 
     @staticmethod
-    def _built(roots: DataFrame, edges: DataFrame, live: DataFrame) -> KeyedTables:
+    def _built(roots: DataFrame, edges: DataFrame | Table, live: DataFrame) -> KeyedTables:
+        """New tables (written here); ``edges`` a stored table to keep as it is, or rows."""
         return KeyedTables.of({
             "roots": Table.build(roots, ("node",)),
-            "edges": Table.build(edges, ("src", "dst"), layouts=(("src",), ("dst",))),
+            "edges": edges if isinstance(edges, Table)
+            else Table.build(edges, ("src", "dst"), layouts=(("src",), ("dst",))),
             "live": Table.build(live, ("node",), ("rank",))})
 
     def _swap(self, state: KeyedTables) -> None:
@@ -285,7 +287,7 @@ class IncrementalReachability:
         self._swap(state)
         return state.current("live"), work
 
-    def _from_scratch(self, roots: DataFrame, edges: DataFrame) -> tuple[KeyedTables, Work]:
+    def _from_scratch(self, roots: DataFrame, edges: DataFrame | Table) -> tuple[KeyedTables, Work]:
         """Semi-naive BFS rounds (FIX-LEM-SEMINAIVE): only the frontier joins the
         edges (FIX-DEF-6); ``next = succ(frontier) \\ live``."""
         given = self._built(roots, edges, self._ranked())
@@ -335,23 +337,27 @@ class IncrementalReachability:
         batch = self.spark.createDataFrame(rows, f"kind string, src {self.node_type}, dst {self.node_type}")
         if s.rows("roots") + s.rows("edges") == 0 or (len(rows) >= self.bulk_rows
                                                       and len(rows) >= self.bulk_share * s.rows("edges")):
-            return self._bulk(batch)
+            return self._bulk(batch, edges_changed=bool(adding_edges or remove_edges))
         try:
             state, delta = _Update(self, s).run(batch, len(rows))
         except _TurnedLarge:
-            return self._bulk(batch)
+            return self._bulk(batch, edges_changed=bool(adding_edges or remove_edges))
         self._swap(state)
         return delta
 
-    def _bulk(self, batch: DataFrame) -> FixpointDelta:
-        """A batch as large as the graph (or the first one): recompute from scratch."""
+    def _bulk(self, batch: DataFrame, edges_changed: bool) -> FixpointDelta:
+        """A batch as large as the graph (or the first one), or one that turned out
+        large: recompute from scratch. Edges the batch leaves alone, stored without
+        pending changes, are kept as they lie (not written again)."""
         s = self._state
         roots = (s.current("roots").join(batch.where("kind = 'R-'").select(F.col("src").alias("node")),
                                          "node", "left_anti")
                  .unionByName(batch.where("kind = 'R+'").select(F.col("src").alias("node"))).distinct())
-        edges = (s.current("edges").join(batch.where("kind = 'E-'").select("src", "dst"), ["src", "dst"],
-                                         "left_anti")
-                 .unionByName(batch.where("kind = 'E+'").select("src", "dst")).distinct())
+        edges: DataFrame | Table = s.tables["edges"]
+        if edges_changed or s.overlay_rows["edges"]:
+            edges = (s.current("edges").join(batch.where("kind = 'E-'").select("src", "dst"), ["src", "dst"],
+                                             "left_anti")
+                     .unionByName(batch.where("kind = 'E+'").select("src", "dst")).distinct())
         state, work = self._from_scratch(roots, edges)
         work.from_scratch = True
         old, new = s.current("live").select("node"), state.current("live").select("node")
