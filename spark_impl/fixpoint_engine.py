@@ -19,9 +19,9 @@ never nodes:
   index), so a round shuffles the frontier, not the edges; ``live (node,
   rank)`` partitioned by node;
 * a frontier is a DataFrame, the small side of shuffled hash joins onto the
-  tables' layout; nothing is broadcast (:mod:`spark_impl.join_scope`: each
-  broadcast is a Spark job of its own, which made a single-edge delete 38
-  jobs). A stored table is read as its base patched by small frames (the
+  tables' layout; nothing is broadcast and no runtime Bloom filter is built
+  (:mod:`spark_impl.join_scope`: each is a Spark job of its own, which made a
+  single-edge delete 38 jobs, then 14). A stored table is read as its base patched by small frames (the
   overlay of earlier updates, this update's removals and additions:
   :class:`~spark_impl.keyed_table.Patched`), and a join goes into the parts,
   so the base meets the probe where it lies and is never shuffled (a union of
@@ -29,7 +29,7 @@ never nodes:
   every round). A frame that several joins read is computed once
   (:func:`~spark_impl.keyed_table.once`). A single-edge insert is 5 jobs on
   a fresh state (net change, seeds, one expansion round, the output delta,
-  the write), a delete 14, whatever the graph's size
+  the write), a delete 6, whatever the graph's size
   (``tests/spark/test_fixpoint.py``; figures by ``benchmarks.reach_engine_bench``).
   What remains proportional to the graph: a round's join still scans its
   table's cached base (Spark has no index: the probe is hashed, every row of
