@@ -24,6 +24,14 @@ def materialise(df: DataFrame) -> DataFrame:
     return df.localCheckpoint(eager=True)
 
 
+def materialise_counted(df: DataFrame) -> tuple[DataFrame, int]:
+    """``df`` computed once, its lineage cut, and its row count, in one Spark job
+    (a lazy local checkpoint, filled by the count that reads it; :func:`materialise`
+    and then a count would be two)."""
+    out = df.localCheckpoint(eager=False)
+    return out, out.count()
+
+
 def union_all(frames: list[DataFrame]) -> DataFrame:
     return fold_left(DataFrame.unionByName, frames)
 

@@ -74,7 +74,8 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.functions import pandas_udf
 
 from spark_impl.errors import SparkEngineError
-from spark_impl.state import materialise, union_all
+from spark_impl.join_scope import without_broadcasts
+from spark_impl.state import materialise, materialise_counted, union_all
 from spark_impl.values import decode, encode
 from spark_impl.zset_vocabulary import AGGREGATES, MAP_FUNCTIONS, MARKER, key_of
 from spark_impl.zset_vocabulary import FILTER_PREDICATES as PREDICATES
@@ -411,6 +412,7 @@ class ZSetDataflow:
         """The output collection at the last version, at the output's path ``()``."""
         return {(): self._output.total()}
 
+    @without_broadcasts
     def step(self, deltas: Mapping[str, DataFrame]) -> DataFrame:
         """Feed one version's input deltas; the output delta (consolidated, materialised)."""
         for name in deltas:
@@ -508,8 +510,7 @@ class _Step:
         diff = consolidate(diff)
         if key is not None:
             diff = _with_key(diff, key)
-        diff = materialise(diff)
-        size = diff.count()
+        diff, size = materialise_counted(diff)
         if size == 0:
             return None
         trace = self.traces.setdefault(path, Trace(self.flow.spark, len(t), key is not None))
@@ -601,8 +602,7 @@ class _Step:
             ks = rows.select("k")
             keys = ks.distinct() if keys is None else keys.intersect(ks)
         assert keys is not None
-        keys = materialise(keys)
-        affected = keys.count()
+        keys, affected = materialise_counted(keys)
         self.work["affected_keys"] += affected
         if affected == 0:
             return None
@@ -633,8 +633,8 @@ class _Step:
             s, b = self.at(seed, tau), self.at(body, (*tau, 0))
             result = _plus(b, None if s is None else negate(s))
             if result is not None:
-                result = materialise(consolidate(result))
-                if result.isEmpty():
+                result, size = materialise_counted(consolidate(result))
+                if size == 0:
                     result = None
         else:
             result = self.at(body, (*tau, i - 1))
