@@ -28,8 +28,8 @@ def materialise_counted(df: DataFrame) -> tuple[DataFrame, int]:
     """``df`` computed once, its lineage cut, and its row count, in one Spark job
     (a lazy local checkpoint, filled by the count that reads it; :func:`materialise`
     and then a count would be two). Executor-local like :func:`materialise` (the
-    Z-set engine's differences and traces): an executor lost loses them, which is
-    so they are not durable state."""
+    Z-set engine's differences and traces): an executor lost loses them, so they
+    are not durable state."""
     out = df.localCheckpoint(eager=False)
     return out, out.count()
 
