@@ -69,7 +69,8 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from spark_impl.join_scope import without_broadcasts
-from spark_impl.keyed_table import KeyedTables, Patched, Table, merged_patches, once
+from spark_impl.keyed_table import KeyedTables, Patched, Table, merged_patches
+from spark_impl.scratch import Scratch, once
 from spark_impl.state import union_all
 
 Node = Hashable
@@ -147,9 +148,9 @@ class StoredTable:
 
 def _scratch(df: DataFrame, **aggs: Column) -> tuple[DataFrame, dict[str, int]]:
     """Scratch data of one round, computed once by the one job that also
-    computes its aggregates ``aggs`` (ints: counts, a least rank). It dies with
-    the update, so ``localCheckpoint`` is enough; the lineage is cut there."""
-    out = df.localCheckpoint(eager=False)
+    computes its aggregates ``aggs`` (ints: counts, a least rank); a frame of
+    :func:`~spark_impl.scratch.once`, released with the update's scratch."""
+    out = once(df)
     row = out.agg(*(a.alias(k) for k, a in aggs.items())).collect()[0]
     return out, {k: int(row[k] or 0) for k in aggs}
 
@@ -197,6 +198,9 @@ class IncrementalReachability:
         self.spark = spark
         self.node_type = node_type
         self.bulk_rows, self.bulk_share = bulk_rows, bulk_share
+        #: the last update's scratch frames: its output delta reads them, so they
+        #: are released when the next update begins (spark_impl/scratch.py)
+        self._scratch = Scratch()
         nodes, edges = self._frame([], "node"), self._frame([], "src", "dst")
         self._state = KeyedTables.of({
             "roots": Table.empty(nodes, ("node",)),
@@ -282,9 +286,12 @@ class IncrementalReachability:
     def make(self, roots: DataFrame, edges: DataFrame) -> tuple[DataFrame, Work]:
         """The fixpoint of ``roots (node)`` and ``edges (src, dst)`` from scratch;
         returns the live set ``(node, rank)`` (exact BFS distances) and the work."""
-        state, work = self._from_scratch(roots.select("node").distinct(),
-                                         edges.select("src", "dst").distinct())
+        self._scratch.release()
+        with self._scratch.collecting():
+            state, work = self._from_scratch(roots.select("node").distinct(),
+                                             edges.select("src", "dst").distinct())
         self._swap(state)
+        self._scratch.release()  # the tables are written: nothing reads the rounds' frames
         return state.current("live"), work
 
     def _from_scratch(self, roots: DataFrame, edges: DataFrame | Table) -> tuple[KeyedTables, Work]:
@@ -335,13 +342,17 @@ class IncrementalReachability:
                    if (u, v) not in adding_edges])
         s = self._state
         batch = self.spark.createDataFrame(rows, f"kind string, src {self.node_type}, dst {self.node_type}")
-        if s.rows("roots") + s.rows("edges") == 0 or (len(rows) >= self.bulk_rows
-                                                      and len(rows) >= self.bulk_share * s.rows("edges")):
-            return self._bulk(batch, edges_changed=bool(adding_edges or remove_edges))
-        try:
-            state, delta = _Update(self, s).run(batch, len(rows))
-        except _TurnedLarge:
-            return self._bulk(batch, edges_changed=bool(adding_edges or remove_edges))
+        edges_changed = bool(adding_edges or remove_edges)
+        self._scratch.release()
+        with self._scratch.collecting():
+            if s.rows("roots") + s.rows("edges") == 0 or (len(rows) >= self.bulk_rows
+                                                          and len(rows) >= self.bulk_share * s.rows("edges")):
+                return self._bulk(batch, edges_changed)
+            try:
+                state, delta = _Update(self, s).run(batch, len(rows))
+            except _TurnedLarge:
+                self._scratch.release()  # the abandoned rounds' frames: nothing of them is kept
+                return self._bulk(batch, edges_changed)
         self._swap(state)
         return delta
 

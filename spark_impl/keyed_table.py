@@ -32,6 +32,7 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from spark_impl.scratch import once
 from spark_impl.state import union_all
 
 #: a table's overlay rows are merged into new bases past this share of its base ...
@@ -140,14 +141,6 @@ class Patched:
     def matching(self, probe: DataFrame, on: Sequence[str]) -> DataFrame:
         """The rows whose ``on`` columns are a row of ``probe``."""
         return self.join(probe.select(*on).distinct(), on, "left_semi")
-
-
-def once(df: DataFrame) -> DataFrame:
-    """``df`` computed at most once however often the plans that follow read it
-    (a lazy local checkpoint: a leaf in those plans, so a frame read by several
-    joins neither multiplies the plan nor its work). Scratch data only: it
-    dies with the executor that holds it."""
-    return df.localCheckpoint(eager=False)
 
 
 #: a table keeps at most this many patches of each kind; more are merged into one
