@@ -27,10 +27,16 @@ never nodes:
   so the base meets the probe where it lies and is never shuffled (a union of
   base and patches would lose the base's partitioning and shuffle it whole
   every round). A frame that several joins read is computed once
-  (:func:`~spark_impl.keyed_table.once`). A single-edge insert is 5 jobs on
-  a fresh state (net change, seeds, one expansion round, the output delta,
-  the write), a delete 6, whatever the graph's size
-  (``tests/spark/test_fixpoint.py``; figures by ``benchmarks.reach_engine_bench``).
+  (:func:`~spark_impl.scratch.once`; the update's scratch frames are
+  released when the next update begins). Each table is read once per round
+  at most: one lookup in the live set serves a round's candidates and their
+  derivers; re-derivation reads the in-edges of the dead that the rounds
+  which killed them read; a batch's edge rows need no presence check
+  (:meth:`_Update.net_roots`). A single-edge insert is 4 jobs (seeds, one
+  expansion round, the output delta, the write: one scan of the edges), a
+  delete 5 (a cascade round, the successors of the dead, re-derivation, the
+  output delta, the write: two scans of the edges), whatever the graph's
+  size (``tests/spark/test_fixpoint.py``; figures by ``benchmarks.reach_engine_bench``).
   What remains proportional to the graph: a round's join still scans its
   table's cached base (Spark has no index: the probe is hashed, every row of
   the base is streamed past it), so an update's cost is a few in-memory scans
@@ -349,7 +355,8 @@ class IncrementalReachability:
                                                           and len(rows) >= self.bulk_share * s.rows("edges")):
                 return self._bulk(batch, edges_changed)
             try:
-                state, delta = _Update(self, s).run(batch, len(rows))
+                state, delta = _Update(self, s).run(batch, {k: sum(1 for row in rows if row[0] == k)
+                                                            for k in ("R+", "R-", "E+", "E-")})
             except _TurnedLarge:
                 self._scratch.release()  # the abandoned rounds' frames: nothing of them is kept
                 return self._bulk(batch, edges_changed)
@@ -394,33 +401,28 @@ class _Update:
         self.work = Work()
         self.live = _Live(state.patched("live"))
         self.dead: list[tuple[DataFrame, int]] = []  # the cascade's dead, per round
+        self.dead_preds: list[DataFrame] = []  # their in-edges, (node, src, srank), per round
         self.settled: list[DataFrame] = []  # (node, rank) settled by expansions
         self.reranked: tuple[DataFrame, int] | None = None  # live elements that became roots: (node, 0)
 
-    def run(self, batch: DataFrame, rows: int) -> tuple[KeyedTables, FixpointDelta]:
+    def run(self, batch: DataFrame, counts: dict[str, int]) -> tuple[KeyedTables, FixpointDelta]:
+        """``batch``: rows ``(kind, src, dst)``, ``kind`` one of ``R+ R- E+ E-``
+        (a root is ``src = dst``), ``counts`` how many of each."""
         s = self.state
         roots, out_edges, in_edges = s.patched("roots"), s.patched("edges", 0), s.patched("edges", 1)
-        # the net change (FIX-DEC-BATCH): present removals, absent additions (one job)
-        present = (roots.matching(batch.where("kind like 'R%'").select(F.col("src").alias("node")), ["node"])
-                   .select(F.col("node").alias("src"), F.col("node").alias("dst"), F.lit("R").alias("family"))
-                   .unionByName(out_edges.matching(batch.where("kind like 'E%'"), ["src", "dst"])
-                                .withColumn("family", F.lit("E"))))
-        marked = batch.withColumn("family", F.substring("kind", 1, 1)).join(
-            _small(present.withColumn("present", F.lit(True))), ["family", "src", "dst"], "left")
-        net, t = _scratch(marked.where(F.col("kind").endswith("-") == F.col("present").isNotNull()),
-                          **{k: _count_if(F.col("kind") == k) for k in ("R+", "R-", "E+", "E-")})
+        net, t = self.net_roots(batch, counts, roots)
         gone_roots = net.where("kind = 'R-'").select(F.col("src").alias("node"))
         new_roots = net.where("kind = 'R+'").select(F.col("src").alias("node"))
         gone_edges = net.where("kind = 'E-'").select("src", "dst")
         new_edges = net.where("kind = 'E+'").select("src", "dst")
-        self.gone_edges, self.n_ge = gone_edges, t["E-"]
         mid_out = out_edges.without(gone_edges) if t["E-"] else out_edges
         if t["R-"] or t["E-"]:
             mid_roots = roots.without(gone_roots) if t["R-"] else roots
             mid_in = in_edges.without(gone_edges) if t["E-"] else in_edges
             self.contract(gone_roots, t["R-"], gone_edges, t["E-"], mid_roots, mid_out, mid_in)
         if t["R+"] or t["E+"]:
-            self.expand_additions(new_roots, t["R+"], new_edges, t["E+"], mid_out.plus(new_edges))
+            added_out = mid_out.without(new_edges).plus(new_edges) if t["E+"] else mid_out  # once each
+            self.expand_additions(new_roots, t["R+"], new_edges, t["E+"], added_out)
         present_col, absent_col = F.lit(True).alias("present"), F.lit(False).alias("present")
         changes = {
             "roots": (gone_roots.select("node", absent_col).unionByName(new_roots.select("node", present_col)),
@@ -429,29 +431,56 @@ class _Update:
                       .unionByName(new_edges.select("src", "dst", present_col)), t["E-"] + t["E+"])}
         return self.commit(changes)
 
+    @staticmethod
+    def net_roots(batch: DataFrame, counts: dict[str, int], roots: Patched) -> tuple[DataFrame, dict[str, int]]:
+        """The net change (FIX-DEC-BATCH) as far as it needs the stored tables:
+        a root removal of a root not stored, or an addition of one stored, is
+        dropped (one job, on the small roots table; none without root rows).
+        Edge rows are taken as they are, saving a scan of the edge table: an
+        absent edge removed takes support from nothing, so its target, if live,
+        keeps a live deriver of lower rank and survives the cascade
+        (FIX-DEC-RANK-INVARIANT); a present edge added offers its target a rank
+        when it is already live, and the offer is dropped as for any live
+        element; the tables record both as they are (an absent key deleted, a
+        present row written again)."""
+        if not counts["R+"] + counts["R-"]:
+            return batch, counts
+        asked = batch.where("kind like 'R%'")
+        present = roots.matching(asked.select(F.col("src").alias("node")), ["node"]).select(
+            F.col("node").alias("src"), F.lit(True).alias("present"))
+        net, t = _scratch(batch.join(_small(present), "src", "left")
+                          .where(~F.col("kind").startswith("R")
+                                 | (F.col("kind").endswith("-") == F.col("present").isNotNull()))
+                          .select("kind", "src", "dst"),
+                          **{k: _count_if(F.col("kind") == k) for k in ("R+", "R-")})
+        return net, {**counts, **t}
+
     # --- contraction (FIX-ALG-CONTRACT, corrected) -----------------------------------
 
     def contract(self, gone_roots: DataFrame, n_gr: int, gone_edges: DataFrame, n_ge: int,
                  roots: Patched, out_edges: Patched, in_edges: Patched) -> None:
         """Phase 1, the cascade with the stored (possibly stale) ranks; phase 2,
         re-derivation and its expansion; all under the reduced configuration."""
-        # lost support: removed live roots; targets of removed pairs between live elements
+        # lost support: removed roots; targets of removed pairs (a target whose
+        # deriver was not live, or that is not live, is examined and survives or is skipped)
         self.work.elements_visited += n_gr
         self.work.edges_scanned += n_ge
-        from_edges = gone_edges.join(self.live.ranks(gone_edges, "src", "srank"), "src").select(
-            F.col("dst").alias("node"))
-        candidates, n = once(gone_roots.unionByName(from_edges)), n_gr + n_ge
+        candidates, n = once(gone_roots.unionByName(gone_edges.select(F.col("dst").alias("node")))), n_gr + n_ge
         while n:
             candidates, n = self.cascade_round(candidates, n, roots, in_edges, out_edges)
         if not self.dead:
             return
-        dead = union_all([df for df, _ in self.dead])
         n_dead = sum(k for _, k in self.dead)
         # phase 2 (FIX-DEC-REDERIVE-RANK): a dead element with a surviving
-        # deriver comes back at 1 + the least rank of its surviving derivers
+        # deriver comes back at 1 + the least rank of its surviving derivers;
+        # the in-edges of the dead, and their sources' ranks, were read by the
+        # rounds that killed them; contraction changes no rank, so a source's
+        # rank then is its rank now, unless it died since (no live-set lookup)
         self.work.rounds += 1
-        preds = once(in_edges.join(dead.select(F.col("node").alias("dst")), ["dst"]))
-        ranked = preds.join(self.live.ranks(preds, "src", "srank"), "src", "left")
+        dead = union_all([df for df, _ in self.dead]).select(F.col("node").alias("src"), F.lit(True).alias("gone"))
+        ranked = (union_all(self.dead_preds).join(_small(dead), "src", "left")
+                  .select(F.col("node").alias("dst"), "src",
+                          F.when(F.col("gone").isNull(), F.col("srank")).alias("srank")))
         frontier, t = _scratch(ranked.groupBy(F.col("dst").alias("node")).agg(
             (F.min("srank") + 1).alias("rank"), F.count(F.lit(1)).alias("scanned")),
             scanned=F.sum("scanned"), n=F.count("rank"), m=F.min("rank"))
@@ -464,10 +493,13 @@ class _Update:
         """One synchronous round of the cascade: the live, non-root candidates
         without a live deriver of lower rank die; their successors are next."""
         self.work.rounds += 1
-        cand = self.live.ranks(candidates).join(roots.matching(candidates, ["node"]), "node", "left_anti")
-        derivers = in_edges.join(candidates.select(F.col("node").alias("dst")).distinct(), ["dst"])
+        asked = candidates.select("node").distinct()
+        derivers = once(in_edges.join(asked.select(F.col("node").alias("dst")), ["dst"]))
+        # the ranks of candidates and derivers alike: one lookup in the live set
+        known = once(self.live.ranks(asked.unionByName(derivers.select(F.col("src").alias("node")))))
+        cand = asked.join(known, "node").join(roots.matching(asked, ["node"]), "node", "left_anti")
         preds = once(cand.join(derivers.select(F.col("dst").alias("node"), "src"), "node", "left"))
-        supported = preds.join(self.live.ranks(preds, "src", "srank"), "src", "left")
+        supported = preds.join(known.select(F.col("node").alias("src"), F.col("rank").alias("srank")), "src", "left")
         status, t = _scratch(
             supported.groupBy("node").agg(F.count("src").alias("preds"),
                                           F.max(F.coalesce(F.col("srank") < F.col("rank"), F.lit(False))).alias("ok")),
@@ -482,6 +514,8 @@ class _Update:
             raise _TurnedLarge
         dying = status.where(~F.col("ok")).select("node")
         self.dead.append((dying, k))
+        self.dead_preds.append(supported.where(F.col("src").isNotNull()).join(dying, "node", "left_semi")
+                               .select("node", "src", "srank"))
         self.live.take_out(dying)
         succ, s = _scratch(out_edges.join(dying.select(F.col("node").alias("src")), ["src"])
                            .select(F.col("dst").alias("node")), n=F.count(F.lit(1)))
@@ -503,11 +537,14 @@ class _Update:
                 self.live.take_out(reranked)
                 self.live.put(reranked)
                 self.reranked = (reranked, t["n"])
+        # the ranks of the new roots and of both ends of the new pairs: one lookup in the live set
+        known = once(self.live.ranks(new_roots.unionByName(new_edges.select(F.col("src").alias("node")))
+                                     .unionByName(new_edges.select(F.col("dst").alias("node")))))
         at_zero = new_roots.select("node", F.lit(0).cast("bigint").alias("rank"))
-        from_live = (new_edges.join(self.live.ranks(new_edges, "src", "srank"), "src")
+        from_live = (new_edges.join(known.select(F.col("node").alias("src"), F.col("rank").alias("srank")), "src")
                      .select(F.col("dst").alias("node"), (F.col("srank") + 1).alias("rank")))
-        seeds = once(at_zero.unionByName(from_live).groupBy("node").agg(F.min("rank").alias("rank")))
-        seeds, t = _scratch(seeds.join(self.live.ranks(seeds).select("node"), "node", "left_anti"),
+        seeds = at_zero.unionByName(from_live).groupBy("node").agg(F.min("rank").alias("rank"))
+        seeds, t = _scratch(seeds.join(known.select("node"), "node", "left_anti"),
                             n=F.count(F.lit(1)), m=F.min("rank"))
         self.expand(seeds, t["n"], t["m"], out_edges)
 

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from py4j.protocol import Py4JError
 from pyspark.sql import DataFrame
 
 
@@ -57,10 +58,38 @@ _current: ContextVar[Scratch | None] = ContextVar("scratch", default=None)
 
 def once(df: DataFrame) -> DataFrame:
     """``df`` computed at most once however often the plans that follow read it
-    (a lazy local checkpoint), collected by the :class:`Scratch` in force."""
-    out = df.localCheckpoint(eager=False)
+    (a lazy local checkpoint without inherited statistics), collected by the
+    :class:`Scratch` in force."""
+    out = without_inherited_statistics(df.localCheckpoint(eager=False))
     scratch = _current.get()
     if scratch is not None:
-        plan = out._jdf.queryExecution().analyzed()  # a LogicalRDD over the checkpointed RDD
-        scratch._blocks.append(plan.rdd())
+        scratch._blocks.append(out._jdf.queryExecution().analyzed().rdd())
     return out
+
+
+def without_inherited_statistics(checkpointed: DataFrame) -> DataFrame:
+    """The checkpointed frame as a leaf that forgets its origin's size estimate.
+
+    A checkpoint's leaf (``LogicalRDD``) carries the statistics of the plan it
+    replaced, and Spark estimates an inner join's size as the product of its
+    sides' (no column statistics here). An update's rounds join frames made
+    from the previous round's, so the estimates compounded: a leaf's size had
+    twice or four times the digits of the one before, and by the 30th round
+    of a cascade down a chain, planning spent minutes multiplying numbers of
+    millions of digits and filled the driver's heap. Here the leaf is rebuilt
+    with the same rows, partitioning and ordering and no origin statistics
+    (Spark's default size: no broadcast is ever planned from it). The
+    constructor is Spark's internal one (4.x); should it differ, the leaf is
+    kept as it is."""
+    spark = checkpointed.sparkSession
+    jvm: Any = spark._jvm
+    plan = checkpointed._jdf.queryExecution().analyzed()
+    try:
+        none = jvm.scala.Option.empty()
+        bare = jvm.org.apache.spark.sql.execution.LogicalRDD(
+            plan.output(), plan.rdd(), plan.outputPartitioning(), plan.outputOrdering(), plan.isStreaming(),
+            plan.stream(), spark._jsparkSession, none, none, plan.isCheckpointedInput())
+        jdf = jvm.org.apache.spark.sql.classic.Dataset.ofRows(spark._jsparkSession, bare)
+    except Py4JError:  # another Spark's constructor: statistics stay inherited
+        return checkpointed
+    return DataFrame(jdf, spark)
