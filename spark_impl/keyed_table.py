@@ -248,6 +248,16 @@ class KeyedTables:
             return KeyedTables(tables, None, bounds)
         return KeyedTables(tables, overlay.where(F.col("table").isin(kept)), bounds, overlay)
 
+    def replaced(self, tables: Mapping[str, Table]) -> KeyedTables:
+        """These tables with ``tables`` (written) in place of their namesakes,
+        whose pending changes go; the others keep theirs (nothing written)."""
+        merged = {**self.tables, **tables}
+        bounds = {name: 0 if name in tables else self.overlay_rows[name] for name in merged}
+        kept = [name for name in merged if bounds[name]]
+        if self.overlay is None or not kept:
+            return KeyedTables(merged, None, bounds)
+        return KeyedTables(merged, self.overlay.where(F.col("table").isin(kept)), bounds, self.written)
+
     def release(self, successor: KeyedTables) -> None:
         """Drop the cached copies of the parts ``successor`` no longer uses."""
         for name, t in self.tables.items():

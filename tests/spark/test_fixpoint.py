@@ -184,7 +184,9 @@ def test_an_update_that_turns_out_large_is_recomputed(spark: Any) -> None:
     then put back) is abandoned once its cascade's dead, or the elements its
     expansion has still to settle, reach the bulk threshold, and recomputed from
     scratch: the same delta and ranks, ``work.from_scratch`` set. A small update
-    of the same engine stays incremental. (Thresholds lowered to 20 elements so
+    of the same engine stays incremental; the recompute keeps the stored edges
+    with their pending changes (the re-added edge (0, 1) among them, and the
+    ranks it gives). (Thresholds lowered to 20 elements so
     that a graph of 61 nodes crosses them: 0 -> i -> i + 30.)"""
     from spark_impl.fixpoint_engine import IncrementalReachability
 
@@ -200,8 +202,11 @@ def test_an_update_that_turns_out_large_is_recomputed(spark: Any) -> None:
     small = r.apply(add_edges=[(0, 1)])
     assert (small.added, small.work.from_scratch) == ({1, 1 + n}, False)
 
+    stored_edges, pending = r._state.tables["edges"], r._state.overlay_rows["edges"]
     gone = r.apply(remove_roots=[0])
     assert (gone.removed, gone.added_count, gone.work.from_scratch) == (set(ranks), 0, True)
+    # the batch changed no edge: the stored edges, and their pending changes, are kept as they lie
+    assert r._state.tables["edges"] is stored_edges and r._state.overlay_rows["edges"] == pending > 0
     assert r.current().count() == 0
     back = r.apply(add_roots=[0])
     assert (back.added, back.removed_count, back.work.from_scratch) == (set(ranks), 0, True)
