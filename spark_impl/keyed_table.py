@@ -112,8 +112,11 @@ class Patched:
     def without(self, keys: DataFrame) -> Patched:
         """The table less the rows whose key is a row of ``keys``."""
         gone = keys.select(*self.key)
+        # each added frame computed once: a table patched every round (the live set during a
+        # cascade down a chain) would otherwise stack one anti-join per round on it, each a
+        # hash table the task holds to its end (32 of them exhausted a task's memory)
         return replace(self, removed=merged_patches(self.removed + (gone,)),
-                       added=merged_patches(tuple(_anti(rows, gone, self.key) for rows in self.added)))
+                       added=tuple(once(_anti(rows, gone, self.key)) for rows in self.added))
 
     def plus(self, rows: DataFrame) -> Patched:
         """The table with ``rows`` put in (their keys not in it, or taken out before)."""
