@@ -256,7 +256,7 @@ class KeyedTables:
         whose pending changes go; the others keep theirs (nothing written)."""
         merged = {**self.tables, **tables}
         bounds = {name: 0 if name in tables else self.overlay_rows[name] for name in merged}
-        kept = [name for name in merged if bounds[name]]
+        kept = [name for name in merged if bounds[name]]  # table names, a handful: not data
         if self.overlay is None or not kept:
             return KeyedTables(merged, None, bounds)
         return KeyedTables(merged, self.overlay.where(F.col("table").isin(kept)), bounds, self.written)
