@@ -3,11 +3,15 @@
 A :class:`KeyedTables` holds a few named tables. Each table is a set of rows
 identified by its ``key`` columns (with optional ``value`` columns), stored
 as one or more *bases*, each hash partitioned by its own columns (the edges
-of a graph by source and by target): the layout survives
-:meth:`DataFrame.checkpoint`, so a join on those columns shuffles only the
-other side. A base is written with a *reliable* checkpoint (files in the
-session's checkpoint directory, a Hadoop path) and cached as a read
-accelerator.
+of a graph by source and by target) and sorted by them within each
+partition: the layout survives :meth:`DataFrame.checkpoint`, so a join on
+those columns shuffles only the other side. A base is written with a
+*reliable* checkpoint (files in the session's checkpoint directory, a Hadoop
+path) and cached as a read accelerator. The cache keeps each batch's least
+and greatest value per column, and sorted rows make those ranges narrow: a
+join whose probe's keys lie in a known :class:`Span` filters the base to it,
+and Spark skips the cached batches outside it (a probe of a few keys reads a
+few batches, not the table).
 
 The changes since the bases were written live in one *overlay* shared by all
 the tables: a row per changed key, tagged with its table, carrying the key's
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame
@@ -79,7 +84,8 @@ class Table:
         """A table whose rows are ``rows`` (one per key), partitioned and written here."""
         layouts = layouts or (key,)
         rows = rows.select(*key, *values)
-        bases = tuple(write_reliably(rows.repartition(partitions(rows), *cols)) for cols in layouts)
+        bases = tuple(write_reliably(rows.repartition(partitions(rows), *cols).sortWithinPartitions(*cols))
+                      for cols in layouts)
         return cls(key, values, layouts, bases, bases[0].count())
 
     @classmethod
@@ -89,6 +95,27 @@ class Table:
         layouts = layouts or (key,)
         base = schema.select(*key, *values).limit(0)
         return cls(key, values, layouts, tuple(base for _ in layouts), 0)
+
+
+@dataclass(frozen=True)
+class Span:
+    """The least and greatest value of a probe's join column, as the driver
+    learnt them (from the batch it was given, or from the aggregates of the
+    job that computed the probe): a join may read the base between them only."""
+
+    low: Any
+    high: Any
+
+    @classmethod
+    def of(cls, values: Sequence[Any]) -> Span | None:
+        """The span of ``values`` (the batch's own, in the driver); ``None``
+        when there are none or they do not compare (then nothing is pruned).
+        Python orders ints and strings as Spark does (strings by code point,
+        which is the order of their UTF-8 bytes)."""
+        try:
+            return cls(min(values), max(values)) if values else None
+        except TypeError:
+            return None
 
 
 @dataclass(frozen=True)
@@ -114,7 +141,9 @@ class Patched:
         gone = keys.select(*self.key)
         # each added frame computed once: a table patched every round (the live set during a
         # cascade down a chain) would otherwise stack one anti-join per round on it, each a
-        # hash table the task holds to its end (32 of them exhausted a task's memory)
+        # hash table the task holds to its end (32 of them exhausted a task's memory); the
+        # frame is computed when first read, so a table read between removals (every cascade
+        # round reads the live set) has one anti-join per task, one never read has them all
         return replace(self, removed=merged_patches(self.removed + (gone,)),
                        added=tuple(once(_anti(rows, gone, self.key)) for rows in self.added))
 
@@ -129,21 +158,23 @@ class Patched:
             kept = _anti(kept, gone, self.key)
         return union_all([kept, *self.added])
 
-    def join(self, probe: DataFrame, on: Sequence[str], how: str = "inner") -> DataFrame:
+    def join(self, probe: DataFrame, on: Sequence[str], how: str = "inner", span: Span | None = None) -> DataFrame:
         """The table joined with a small ``probe`` on the columns ``on``
         (``inner`` or ``left_semi``; ``probe`` one row per ``on`` value for
-        ``inner``), the base not shuffled."""
+        ``inner``), the base not shuffled; with the ``span`` of the probe's
+        first column, the base is read between its ends only."""
         if how not in ("inner", "left_semi"):
             raise ValueError(f"a patched table joins inner or left_semi, not {how}")
         small = (once(probe) if self.added else probe).hint("shuffle_hash")
-        hits = self.base.join(small, list(on), how)
+        base = self.base if span is None else self.base.where(F.col(on[0]).between(span.low, span.high))
+        hits = base.join(small, list(on), how)
         for gone in self.removed:
             hits = _anti(hits, gone, self.key)
         return union_all([hits, *(rows.join(small, list(on), how) for rows in self.added)])
 
-    def matching(self, probe: DataFrame, on: Sequence[str]) -> DataFrame:
+    def matching(self, probe: DataFrame, on: Sequence[str], span: Span | None = None) -> DataFrame:
         """The rows whose ``on`` columns are a row of ``probe``."""
-        return self.join(probe.select(*on).distinct(), on, "left_semi")
+        return self.join(probe.select(*on).distinct(), on, "left_semi", span)
 
 
 #: a table keeps at most this many patches of each kind; more are merged into one
