@@ -34,9 +34,10 @@ never nodes:
   which killed them read; a batch's edge rows need no presence check
   (:meth:`_Update.net_roots`). A single-edge insert is 4 jobs (seeds, one
   expansion round, the output delta, the write: one scan of the edges), a
-  delete 5 (a cascade round, the successors of the dead, re-derivation, the
-  output delta, the write: two scans of the edges), whatever the graph's
-  size (``tests/spark/test_fixpoint.py``; figures by ``benchmarks.reach_engine_bench``).
+  delete 4 (a cascade round with the successors of its dead, re-derivation,
+  the output delta, the write: two scans of the edges), whatever the graph's
+  size; a cascade round is one job, its successors computed with its dead
+  (a cascade down a chain of 32 nodes was 67 jobs, now 35) (``tests/spark/test_fixpoint.py``; figures by ``benchmarks.reach_engine_bench``).
   Spark has no index, but the stored bases are sorted within their
   partitions and the cache keeps each batch's least and greatest key: a join
   whose probe's span the driver knows (from the batch's own rows, or from
@@ -175,10 +176,33 @@ def _spanned(df: DataFrame, node: Column | None, **aggs: Column) -> tuple[DataFr
     (its null values left out; ``None`` when all are): the next round's
     joins read the stored tables within it."""
     out = once(df)
-    ends = {} if node is None else {"span low": F.min(node), "span high": F.max(node)}
-    row = out.agg(*(a.alias(k) for k, a in {**aggs, **ends}.items())).collect()[0]
-    span = None if node is None or row["span low"] is None else Span(row["span low"], row["span high"])
-    return out, {k: int(row[k] or 0) for k in aggs}, span
+    [(t, span)] = _measured((out, node, aggs))
+    return out, t, span
+
+
+#: a frame, the column whose span is wanted (or ``None``), the aggregates wanted
+Measure = tuple[DataFrame, Column | None, dict[str, Column]]
+
+
+def _measured(*measures: Measure) -> list[tuple[dict[str, int], Span | None]]:
+    """The aggregates (ints) and spans of several frames, computed by one Spark
+    job (a union of their one-row aggregates): a frame that depends on
+    another (a round's successors on its dead) is computed in the same job."""
+    parts = []
+    for i, (df, node, aggs) in enumerate(measures):
+        ends = {} if node is None else {"span low": F.min(node), "span high": F.max(node)}
+        parts.append(df.agg(F.lit(i).alias("measure"),
+                            *(a.alias(f"{i} {k}") for k, a in {**aggs, **ends}.items())))
+    merged = parts[0]
+    for part in parts[1:]:
+        merged = merged.unionByName(part, allowMissingColumns=True)
+    rows = {row["measure"]: row for row in merged.collect()}
+    out = []
+    for i, (_, node, aggs) in enumerate(measures):
+        row = rows[i]
+        low, high = (None, None) if node is None else (row[f"{i} span low"], row[f"{i} span high"])
+        out.append(({k: int(row[f"{i} {k}"] or 0) for k in aggs}, None if low is None else Span(low, high)))
+    return out
 
 
 def _small(df: DataFrame) -> DataFrame:
@@ -404,8 +428,8 @@ class IncrementalReachability:
         state, work = self._from_scratch(roots, edges)
         work.from_scratch = True
         old, new = s.current("live").select("node"), state.current("live").select("node")
-        added, a = _scratch(new.join(old, "node", "left_anti"), n=F.count(F.lit(1)))
-        removed, r = _scratch(old.join(new, "node", "left_anti"), n=F.count(F.lit(1)))
+        added, removed = once(new.join(old, "node", "left_anti")), once(old.join(new, "node", "left_anti"))
+        (a, _), (r, _) = _measured((added, None, {"n": F.count(F.lit(1))}), (removed, None, {"n": F.count(F.lit(1))}))
         self._swap(state)
         return FixpointDelta(added, removed, a["n"], r["n"], work)
 
@@ -552,11 +576,18 @@ class _Update:
         cand = asked.join(known, "node").join(roots.matching(asked, ["node"], span), "node", "left_anti")
         preds = once(cand.join(derivers.select(F.col("dst").alias("node"), "src"), "node", "left"))
         supported = preds.join(known.select(F.col("node").alias("src"), F.col("rank").alias("srank")), "src", "left")
-        status, t, dying_span = _spanned(
-            supported.groupBy("node").agg(F.count("src").alias("preds"),
-                                          F.max(F.coalesce(F.col("srank") < F.col("rank"), F.lit(False))).alias("ok")),
-            F.when(~F.col("ok"), F.col("node")),
-            candidates=F.count(F.lit(1)), preds=F.sum("preds"), dying=_count_if(~F.col("ok")))
+        status = once(supported.groupBy("node").agg(
+            F.count("src").alias("preds"),
+            F.max(F.coalesce(F.col("srank") < F.col("rank"), F.lit(False))).alias("ok")))
+        dying = status.where(~F.col("ok")).select("node")
+        # the successors of the dead, by the same job (one job a round): the dead are
+        # candidates, so the candidates' span bounds the read of the out-edges
+        succ = once(out_edges.join(dying.select(F.col("node").alias("src")), ["src"], span=span)
+                    .select(F.col("dst").alias("node")))
+        (t, _), (s, succ_span) = _measured(
+            (status, None, {"candidates": F.count(F.lit(1)), "preds": F.sum("preds"),
+                            "dying": _count_if(~F.col("ok"))}),
+            (succ, F.col("node"), {"n": F.count(F.lit(1))}))
         self.work.elements_visited += t["candidates"]
         self.work.edges_scanned += t["preds"]
         k = t["dying"]
@@ -565,13 +596,10 @@ class _Update:
         self.n_dead += k
         if self.n_dead >= self.limit:
             raise _TurnedLarge
-        dying = status.where(~F.col("ok")).select("node")
         self.dead.append((dying, k))
         self.dead_preds.append(supported.where(F.col("src").isNotNull()).join(dying, "node", "left_semi")
                                .select("node", "src", "srank"))
         self.live.take_out(dying)
-        succ, s, succ_span = _spanned(out_edges.join(dying.select(F.col("node").alias("src")), ["src"], span=dying_span)
-                                      .select(F.col("dst").alias("node")), F.col("node"), n=F.count(F.lit(1)))
         self.work.edges_scanned += s["n"]
         return succ, s["n"], succ_span
 

@@ -24,10 +24,10 @@ Edge = tuple[str, str]
 
 #: Spark jobs a single-edge insert and delete may run on a fresh state (an insert: the
 #: seeds, one expansion round, the output delta, the write; a delete: one cascade round
-#: and its successors, the re-derivation, the output delta, the write; no net-change job
+#: with its successors, the re-derivation, the output delta, the write; no net-change job
 #: without root rows, no broadcast and no runtime filter jobs, spark_impl/join_scope.py)
 JOBS_PER_INSERT = 4
-JOBS_PER_DELETE = 5
+JOBS_PER_DELETE = 4
 
 
 def lfp(roots: set[str], edges: set[Edge]) -> set[str]:
