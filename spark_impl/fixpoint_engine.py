@@ -36,8 +36,10 @@ never nodes:
   expansion round, the output delta, the write: one scan of the edges), a
   delete 4 (a cascade round with the successors of its dead, re-derivation,
   the output delta, the write: two scans of the edges), whatever the graph's
-  size; a cascade round is one job, its successors computed with its dead
-  (a cascade down a chain of 32 nodes was 67 jobs, now 35) (``tests/spark/test_fixpoint.py``; figures by ``benchmarks.reach_engine_bench``).
+  size (``tests/spark/test_fixpoint.py``; figures by
+  ``benchmarks.reach_engine_bench``). A cascade round is one job, the
+  successors of its dead computed with them (``_measured``): cutting off a
+  chain of 32 nodes is 35 jobs (it was 67).
   Spark has no index, but the stored bases are sorted within their
   partitions and the cache keeps each batch's least and greatest key: a join
   whose probe's span the driver knows (from the batch's own rows, or from
