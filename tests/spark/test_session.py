@@ -1,0 +1,34 @@
+"""The engines' SparkSession (spark_impl/session.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.spark
+
+
+def test_generated_code_of_many_query_shapes_is_compiled_once(spark: Any) -> None:
+    """An update's rounds run more distinct stages than Spark's default code
+    cache holds (100 classes), so with it every round compiled its code again.
+    Sixty query shapes (two generated classes each) run twice: the second time
+    nothing is compiled."""
+    from pyspark.sql import functions as F
+
+    metrics = spark._jvm.org.apache.spark.metrics.source.CodegenMetrics
+
+    def compilations() -> int:
+        return int(metrics.METRIC_COMPILATION_TIME().getCount())
+
+    def run_shapes() -> None:
+        for k in range(60):  # each literal makes new code: Spark inlines integer literals
+            rows = spark.range(4).where(F.col("id") != k % 4).select((F.col("id") * (k + 1000)).alias("x"))
+            assert len(rows.collect()) == 3
+
+    before = compilations()
+    run_shapes()
+    first = compilations() - before
+    assert first > 100  # more than the default cache holds
+    run_shapes()
+    assert compilations() - before == first
