@@ -60,11 +60,31 @@ def once(df: DataFrame) -> DataFrame:
     """``df`` computed at most once however often the plans that follow read it
     (a lazy local checkpoint without inherited statistics), collected by the
     :class:`Scratch` in force."""
-    out = without_inherited_statistics(df.localCheckpoint(eager=False))
+    out = local_checkpoint(df, eager=False)
     scratch = _current.get()
     if scratch is not None:
         scratch._blocks.append(out._jdf.queryExecution().analyzed().rdd())
     return out
+
+
+#: the thread-local Spark property that makes a checkpoint cut its marked ancestors' lineage too
+ALL_MARKED_ANCESTORS = "spark.checkpoint.checkpointAllMarkedAncestors"
+
+
+def local_checkpoint(df: DataFrame, eager: bool) -> DataFrame:
+    """``df`` as a local checkpoint (computed by the first job that reads it, or
+    here if ``eager``) without inherited statistics, whose checkpointing also
+    cuts the lineage of every checkpoint it reads.
+
+    By default a job checkpoints only the last RDD of its lineage marked for it:
+    a frame made of an earlier frame not yet read on its own (a union of
+    patches, merged every few rounds) kept that frame's lineage, and the next
+    merge added its own, so lineage grew by a few RDDs a round. Tasks carry
+    their lineage, and deserialising it overflowed an executor's stack after
+    some hundred rounds (``make`` over a path 1,200 nodes deep). Spark reads the
+    property when an RDD is made, on the thread making it, so it is set here."""
+    df.sparkSession.sparkContext.setLocalProperty(ALL_MARKED_ANCESTORS, "true")
+    return without_inherited_statistics(df.localCheckpoint(eager=eager))
 
 
 def without_inherited_statistics(checkpointed: DataFrame) -> DataFrame:

@@ -18,14 +18,14 @@ from typing import Any
 from pyspark.sql import Column, DataFrame, Row
 from pyspark.sql import functions as F
 
-from spark_impl.scratch import without_inherited_statistics
+from spark_impl.scratch import local_checkpoint
 
 
 def materialise(df: DataFrame) -> DataFrame:
     """Compute ``df`` once and cut its lineage (one Spark job); the leaf does
     not inherit the size estimate of the plan it cut (they compound over
     versions: spark_impl/scratch.py)."""
-    return without_inherited_statistics(df.localCheckpoint(eager=True))
+    return local_checkpoint(df, eager=True)
 
 
 def materialise_counted(df: DataFrame) -> tuple[DataFrame, int]:
@@ -34,7 +34,7 @@ def materialise_counted(df: DataFrame) -> tuple[DataFrame, int]:
     and then a count would be two). Executor-local like :func:`materialise` (the
     Z-set engine's differences and traces): an executor lost loses them, so they
     are not durable state."""
-    out = without_inherited_statistics(df.localCheckpoint(eager=False))
+    out = local_checkpoint(df, eager=False)
     return out, out.count()
 
 
