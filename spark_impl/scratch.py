@@ -82,7 +82,11 @@ def local_checkpoint(df: DataFrame, eager: bool) -> DataFrame:
     merge added its own, so lineage grew by a few RDDs a round. Tasks carry
     their lineage, and deserialising it overflowed an executor's stack after
     some hundred rounds (``make`` over a path 1,200 nodes deep). Spark reads the
-    property when an RDD is made, on the thread making it, so it is set here."""
+    property when an RDD is made, on the thread making it, so it is set here.
+
+    The blocks are executor-local: for an update's scratch (and the Z-set
+    engine's versions, spark_impl/state.py), never for state that must
+    survive an executor (written reliably: spark_impl/keyed_table.py)."""
     df.sparkSession.sparkContext.setLocalProperty(ALL_MARKED_ANCESTORS, "true")
     return without_inherited_statistics(df.localCheckpoint(eager=eager))
 
