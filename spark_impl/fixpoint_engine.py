@@ -203,7 +203,7 @@ def _measured(*measures: Measure) -> list[tuple[dict[str, int], Span | None]]:
     for i, (_, node, aggs) in enumerate(measures):
         row = rows[i]
         low, high = (None, None) if node is None else (row[f"{i} span low"], row[f"{i} span high"])
-        out.append(({k: int(row[f"{i} {k}"] or 0) for k in aggs}, None if low is None else Span(low, high)))
+        out.append(({k: int(row[f"{i} {k}"] or 0) for k in aggs}, None if low is None else Span.around(low, high)))
     return out
 
 

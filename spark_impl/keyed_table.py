@@ -97,6 +97,10 @@ class Table:
         return cls(key, values, layouts, tuple(base for _ in layouts), 0)
 
 
+#: integer span ends are multiples of blocks of at least this many ids (:meth:`Span.around`)
+SPAN_GRID = 1024
+
+
 @dataclass(frozen=True)
 class Span:
     """The least and greatest value of a probe's join column, as the driver
@@ -107,13 +111,32 @@ class Span:
     high: Any
 
     @classmethod
+    def around(cls, low: Any, high: Any) -> Span:
+        """A span holding ``low`` to ``high``, integer ends widened to a grid.
+
+        Spark writes a plan's integer literals into the code it generates, and
+        its cache of generated classes is keyed by their source, so a join
+        whose span differs from the last one's compiles its stages anew: a
+        cascade down a chain, one node further each round, compiled about
+        thirty classes a round. Widened to multiples of a block of
+        :data:`SPAN_GRID` or more ids (a power of two, at least the span's
+        width), nearby spans share their ends and their code; the wider read
+        costs nothing measurable (the cache skips batches of ten thousand rows
+        at a time, wider than a block). Strings are not widened (Spark keeps
+        them out of the generated code)."""
+        if not (type(low) is int and type(high) is int):  # bool is an int, and no node type
+            return cls(low, high)
+        block = max(SPAN_GRID, 1 << (high - low).bit_length())
+        return cls(low // block * block, (high // block + 1) * block - 1)
+
+    @classmethod
     def of(cls, values: Sequence[Any]) -> Span | None:
         """The span of ``values`` (the batch's own, in the driver); ``None``
         when there are none or they do not compare (then nothing is pruned).
         Python orders ints and strings as Spark does (strings by code point,
         which is the order of their UTF-8 bytes)."""
         try:
-            return cls(min(values), max(values)) if values else None
+            return cls.around(min(values), max(values)) if values else None
         except TypeError:
             return None
 
@@ -186,10 +209,16 @@ def merged_patches(patches: tuple[DataFrame, ...]) -> tuple[DataFrame, ...]:
     :data:`MAX_PATCHES`: an update of many rounds (a cascade down a long chain)
     patches a table every round, and unmerged every join would carry one
     anti-join per round (plans, stages and time growing with the round number).
-    Merged, a join reads at most that many small frames whatever the round."""
+    Merged, a join reads at most that many small frames whatever the round;
+    the merged frame keeps the session's partition count (a union's partitions
+    are its parts' together, so merging the merged frame again grew it by a
+    part's partitions each round, and every later stage that read it ran that
+    many more tasks: 68 of them by the end of a chain of 32). ``coalesce``
+    joins partitions without a shuffle."""
     if len(patches) <= MAX_PATCHES:
         return patches
-    return (once(union_all(list(patches))),)
+    merged = union_all(list(patches))
+    return (once(merged.coalesce(partitions(merged))),)
 
 
 def _anti(rows: DataFrame, keys: DataFrame, key: Sequence[str]) -> DataFrame:

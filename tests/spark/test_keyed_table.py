@@ -13,12 +13,16 @@ def _joins(df: Any) -> int:
     return str(df._jdf.queryExecution().analyzed().toString()).count("Join ")
 
 
+def _partitions(df: Any) -> int:
+    return int(df._jdf.queryExecution().toRdd().getNumPartitions())
+
+
 def test_a_table_patched_every_round_keeps_shallow_plans(spark: Any) -> None:
     """Forty rounds each taking one key out of a table with an added patch: the
     patches stay at most two frames, each at most one join deep (unstacked, a
     cascade of 32 rounds held 32 hash tables in one task and ran out of memory),
     and the table's rows are right."""
-    from spark_impl.keyed_table import Patched
+    from spark_impl.keyed_table import Patched, partitions
 
     table = Patched(spark.range(0, 100).selectExpr("id as node"), ("node",)).plus(
         spark.range(100, 150).selectExpr("id as node"))
@@ -26,6 +30,9 @@ def test_a_table_patched_every_round_keeps_shallow_plans(spark: Any) -> None:
         table = table.without(spark.createDataFrame([(100 + k,)], "node bigint"))
         assert len(table.added) <= 2 and len(table.removed) <= 2
         assert max(_joins(part) for part in table.added + table.removed) <= 1
+        # merged patches keep the session's partition count (a union of unions grew by two a
+        # round: 68 tasks a stage by the end of a cascade of 32)
+        assert max(_partitions(part) for part in table.added + table.removed) <= partitions(table.base)
         # read every round, as a cascade round reads the live set: each added frame is computed
         # then, on top of the last one's stored rows (unread, the forty would be computed in one task)
         assert table.frame().count() == 150 - (k + 1)
@@ -84,7 +91,44 @@ def test_a_join_within_a_span_reads_the_batches_of_the_span_only(spark: Any) -> 
 def test_a_span_of_values_that_do_not_compare_is_unknown() -> None:
     from spark_impl.keyed_table import Span
 
-    assert Span.of([3, 1, 2]) == Span(1, 3)
+    assert Span.of([3, 1, 2]) == Span.around(1, 3)
     assert Span.of(["b", "ab", "é"]) == Span("ab", "é")
     assert Span.of([]) is None
     assert Span.of([1, "a"]) is None
+
+
+def test_integer_spans_are_widened_to_a_grid_that_holds_them() -> None:
+    """Integer ends are multiples of a block (at least ``SPAN_GRID``, a power of
+    two at least the span's width) around the span; other values are kept."""
+    from spark_impl.keyed_table import SPAN_GRID, Span
+
+    for low, high in [(0, 0), (5, 5), (1023, 1024), (-3, 7), (10**7, 10**7 + 5000), (2**40 + 1, 2**41)]:
+        span = Span.around(low, high)
+        width = span.high - span.low + 1
+        assert span.low <= low <= high <= span.high
+        assert span.low % SPAN_GRID == 0 and (span.high + 1) % SPAN_GRID == 0
+        assert width <= 2 * max(SPAN_GRID, 2 * (high - low + 1)), (low, high, span)
+    # a cascade down a chain probes one id further each round: the rounds share their span
+    assert len({Span.around(x, x) for x in range(5 * SPAN_GRID, 6 * SPAN_GRID)}) == 1
+    assert Span.around("a", "b") == Span("a", "b")
+
+
+def test_joins_within_nearby_spans_share_their_generated_code(spark: Any) -> None:
+    """Spark writes integer literals into generated code: a join within a span
+    one id further each round compiled its stages anew every round. Within the
+    grid's spans, forty rounds compile nothing after the first."""
+    from spark_impl.keyed_table import Patched, Span, Table
+
+    metrics = spark._jvm.org.apache.spark.metrics.source.CodegenMetrics
+    table = Table.build(spark.range(0, 10_000).selectExpr("id as node", "id * 2 as rank"), ("node",), ("rank",))
+    stored = Patched(table.bases[0], ("node",))
+
+    def lookup(x: int) -> None:
+        probe = spark.createDataFrame([(x,)], "node bigint")
+        assert [tuple(r) for r in stored.join(probe, ["node"], span=Span.of([x])).collect()] == [(x, 2 * x)]
+
+    lookup(4_096)
+    before = int(metrics.METRIC_COMPILATION_TIME().getCount())
+    for x in range(4_097, 4_137):
+        lookup(x)
+    assert int(metrics.METRIC_COMPILATION_TIME().getCount()) == before
