@@ -99,6 +99,7 @@ class Table:
 
 #: integer span ends are multiples of blocks of at least this many ids (:meth:`Span.around`)
 SPAN_GRID = 1024
+_BIGINT_MIN, _BIGINT_MAX = -(2**63), 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,9 @@ class Span:
         if not (type(low) is int and type(high) is int):  # bool is an int, and no node type
             return cls(low, high)
         block = max(SPAN_GRID, 1 << (high - low).bit_length())
-        return cls(low // block * block, (high // block + 1) * block - 1)
+        wide = cls(low // block * block, (high // block + 1) * block - 1)
+        # not widened past Spark's bigint (a literal beyond it is no bigint)
+        return cls(max(wide.low, min(low, _BIGINT_MIN)), min(wide.high, max(high, _BIGINT_MAX)))
 
     @classmethod
     def of(cls, values: Sequence[Any]) -> Span | None:

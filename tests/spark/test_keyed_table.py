@@ -111,6 +111,9 @@ def test_integer_spans_are_widened_to_a_grid_that_holds_them() -> None:
     # a cascade down a chain probes one id further each round: the rounds share their span
     assert len({Span.around(x, x) for x in range(5 * SPAN_GRID, 6 * SPAN_GRID)}) == 1
     assert Span.around("a", "b") == Span("a", "b")
+    # never past Spark's bigint
+    assert Span.around(2**63 - 5, 2**63 - 1) == Span(2**63 - SPAN_GRID, 2**63 - 1)
+    assert Span.around(-(2**63), -(2**63) + 5) == Span(-(2**63), -(2**63) + SPAN_GRID - 1)
 
 
 def test_joins_within_nearby_spans_share_their_generated_code(spark: Any) -> None:
