@@ -47,7 +47,9 @@ def rss_peak_bytes() -> int:
 
 
 class JvmHeap:
-    """Peak heap of the Spark driver JVM (sum of the heap pools' peak usage, reset per series).
+    """Peak heap of the Spark driver JVM, bounded from above: the sum of the heap pools'
+    peak usage, reset per series (each pool peaks at its own time, so the sum can exceed
+    the heap's maximum; it is reported under that name).
 
     In ``local`` mode the executors share the driver JVM, so this is the whole
     engine's heap; on a cluster it is the driver's alone.

@@ -96,7 +96,8 @@ def load_table(results: dict[str, Any], bench: str) -> str:
     rows = [r for r in results["runs"] if r["bench"] == bench and r["status"] == "ok"]
     if not rows:
         return ""
-    lines = ["| engine | workload | stored | load s | driver JVM heap peak MB | Python RSS peak MB |",
+    lines = ["| engine | workload | stored | load s | driver JVM heap pools' peaks, summed, MB | "
+             "benchmark's Python RSS peak MB |",
              "|---|---|---|---|---|---|"]
     for r in sorted(rows, key=lambda r: (ORDER.index(r["engine"]) if r["engine"] in ORDER else 99,
                                          _shape(r), r["size"])):
@@ -104,6 +105,10 @@ def load_table(results: dict[str, Any], bench: str) -> str:
         heap, rss = mem.get("jvm_heap_peak_bytes"), mem.get("rss_peak_bytes")
         lines.append(f"| {r['engine']} | {_shape(r)} | {r['size']:,} | {r.get('load_s', 0):.2f} | "
                      f"{_mb(heap)} | {_mb(rss)} |")
+    lines.append("")
+    lines.append("Each heap pool's peak since the series began, summed: the pools peak at different "
+                 "times, so the sum bounds the heap's peak from above (it can exceed the heap's maximum). "
+                 "The Python process is the benchmark's own, which also generates the rows in pandas.")
     return "\n".join(lines) + "\n"
 
 
