@@ -76,6 +76,7 @@ def measure_inprocess(bench: str, runner: Any, workload: ReduceWorkload | GraphW
         start = time.perf_counter()
         load()
         rec["load_s"] = time.perf_counter() - start
+        retained = [heap.retained_bytes()] if heap is not None else []
         rec["stored"] = runner.stored()
         guard.check(runner.name, intent, rec["stored"])
         log(f"    {runner.name:<20} load {rec['load_s']:7.2f} s   stored {_sizes(rec['stored'])}")
@@ -99,7 +100,9 @@ def measure_inprocess(bench: str, runner: Any, workload: ReduceWorkload | GraphW
                 f"  (min {min(samples) * 1e3:.1f}, max {max(samples) * 1e3:.1f}, n={len(samples)})")
         rec["memory"] = {"rss_peak_bytes": rss_peak_bytes()}
         if heap is not None:
-            rec["memory"].update(jvm_heap_peak_bytes=heap.peak_bytes(), jvm_heap_max_bytes=heap.max_bytes())
+            retained.append(heap.retained_bytes())
+            rec["memory"].update(jvm_heap_peak_bytes=heap.peak_bytes(), jvm_heap_max_bytes=heap.max_bytes(),
+                                 jvm_heap_retained_bytes=max(retained))
         rec["stored_end"] = runner.stored()
         _check_end(runner.name, intent, rec["stored_end"], stream,
                    agreement if "truncated" not in rec else Agreement())

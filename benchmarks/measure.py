@@ -52,7 +52,8 @@ class JvmHeap:
     the heap's maximum; it is reported under that name).
 
     In ``local`` mode the executors share the driver JVM, so this is the whole
-    engine's heap; on a cluster it is the driver's alone.
+    engine's heap; with executors in JVMs of their own (``local-cluster``, a
+    cluster) it is the driver's alone.
     """
 
     def __init__(self, spark: Any) -> None:
@@ -70,6 +71,12 @@ class JvmHeap:
 
     def max_bytes(self) -> int:
         return int(self.runtime.maxMemory())
+
+    def retained_bytes(self) -> int:
+        """The heap in use just after a full collection (``System.gc()``): what the
+        JVM holds on to, which is what grows if state accumulates in it. Untimed."""
+        self.runtime.gc()
+        return int(self.runtime.totalMemory() - self.runtime.freeMemory())
 
 
 # --- the machine ----------------------------------------------------------------------

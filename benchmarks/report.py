@@ -97,17 +97,24 @@ def load_table(results: dict[str, Any], bench: str) -> str:
     if not rows:
         return ""
     lines = ["| engine | workload | stored | load s | driver JVM heap pools' peaks, summed, MB | "
-             "benchmark's Python RSS peak MB |",
-             "|---|---|---|---|---|---|"]
+             "driver JVM heap retained after a full GC, MB | benchmark's Python RSS peak MB |",
+             "|---|---|---|---|---|---|---|"]
     for r in sorted(rows, key=lambda r: (ORDER.index(r["engine"]) if r["engine"] in ORDER else 99,
                                          _shape(r), r["size"])):
         mem = r.get("memory", {})
         heap, rss = mem.get("jvm_heap_peak_bytes"), mem.get("rss_peak_bytes")
+        retained = mem.get("jvm_heap_retained_bytes")
         lines.append(f"| {r['engine']} | {_shape(r)} | {r['size']:,} | {r.get('load_s', 0):.2f} | "
-                     f"{_mb(heap)} | {_mb(rss)} |")
+                     f"{_mb(heap)} | {_mb(retained)} | {_mb(rss)} |")
+    master = str(results.get("params", {}).get("spark_conf", {}).get("spark.master", "local[2]"))
+    whose = ("the executors ran in a JVM of their own (`" + master + "`), so this is the driver's heap alone"
+             if master.startswith("local-cluster") else
+             "in `" + master + "` mode the executors share the driver's JVM, so this is the whole engine's heap")
     lines.append("")
     lines.append("Each heap pool's peak since the series began, summed: the pools peak at different "
-                 "times, so the sum bounds the heap's peak from above (it can exceed the heap's maximum). "
+                 "times, so the sum bounds the heap's peak from above (it can exceed the heap's maximum); "
+                 f"{whose}. Retained: the heap in use just after a full collection, after the load "
+                 "and after the last batch (the larger), what the JVM holds on to. "
                  "The Python process is the benchmark's own, which also generates the rows in pandas.")
     return "\n".join(lines) + "\n"
 

@@ -28,8 +28,9 @@ per touched key whose view entry changed: ``(k, present, acc, n, calls)``, with
 
 from __future__ import annotations
 
+import itertools
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import pandas as pd
@@ -43,6 +44,9 @@ from spark_impl.values import decode, encode
 
 #: the marker a refused micro-batch's exception carries, followed by a JSON object
 INVALID_MARKER = "INCSPEC-INVALID-DELTA:"
+
+#: one change row of a key: ``(part, value as JSON text, weight, file)``
+Change = tuple[str, str, int, Any]
 
 
 class InvalidDeltaError(ValueError):
@@ -72,18 +76,25 @@ class KeyedFold(StatefulProcessor):
 
     def handleInputRows(self, key: Any, rows: Iterator[pd.DataFrame],
                         timerValues: TimerValues) -> Iterator[pd.DataFrame]:
-        frame = pd.concat(list(rows), ignore_index=True)
-        out = [self._update(k, changes) for k, changes in frame.groupby("k", sort=True)]
+        # grouped in plain Python: a pandas group per key cost ~0.25 ms of
+        # overhead, more than the key's two state calls (measured, ~1,200 keys a bucket)
+        by_key: dict[Any, list[Change]] = {}
+        for frame in rows:
+            columns = (frame[c].tolist() for c in ("k", "part", "v", "w", "file"))
+            for k, part, v, w, file in zip(*columns, strict=True):
+                by_key.setdefault(k, []).append((part, v, int(w), file))
+        out = [self._update(k, by_key[k]) for k in sorted(by_key)]
         if out:
             yield pd.DataFrame(out, columns=["k", "changed", "present", "acc", "n", "calls"])
 
-    def _update(self, k: Any, changes: pd.DataFrame) -> tuple[Any, ...]:
+    def _update(self, k: Any, changes: list[Change]) -> tuple[Any, ...]:
         entry = self.state.getValue((k,))
         old_acc = entry[0] if entry is not None else None
         values: dict[str, int] = json.loads(entry[2]) if entry is not None else {}
         acc = decode(old_acc) if old_acc is not None else self.initial
         calls = 0
-        for _, part in changes.groupby("part", sort=True):  # the parts in order (one, mostly)
+        # the parts in order (one, mostly); a stable sort keeps each part's rows in order
+        for _, part in itertools.groupby(sorted(changes, key=_part_of), key=_part_of):
             removed, added, first_file = _tally(part)
             for v, count in sorted(removed.items()):
                 if count > values.get(v, 0):
@@ -139,15 +150,19 @@ class KeyedFold(StatefulProcessor):
         pass
 
 
-def _tally(part: pd.DataFrame) -> tuple[dict[str, int], dict[str, int], dict[str, Any]]:
+def _part_of(change: Change) -> str:
+    return change[0]
+
+
+def _tally(part: Iterable[Change]) -> tuple[dict[str, int], dict[str, int], dict[str, Any]]:
     """A part's removals and additions per value (JSON text), and the file of each
     value's first removal."""
     removed: dict[str, int] = {}
     added: dict[str, int] = {}
     first_file: dict[str, Any] = {}
-    for v, w, file in zip(part["v"], part["w"], part["file"], strict=True):
+    for _, v, w, file in part:
         side = added if w > 0 else removed
-        side[v] = side.get(v, 0) + abs(int(w))
+        side[v] = side.get(v, 0) + abs(w)
         if w < 0:
             first_file.setdefault(v, file)
     return removed, added, first_file
