@@ -79,6 +79,22 @@ class JvmHeap:
         return int(self.runtime.totalMemory() - self.runtime.freeMemory())
 
 
+def session_conf(master: str | None, driver_memory: str) -> dict[str, str]:
+    """The benchmarks' Spark settings. ``master`` as for
+    :func:`spark_impl.session.build_session`; with executors in JVMs of their own
+    (``local-cluster[...]``, a cluster), the driver's heap is measured alone and the
+    benchmark's own modules (a Python reducer) must be importable by the executors'
+    Python workers, which start elsewhere."""
+    conf = {"spark.driver.memory": driver_memory}
+    if master and not master.startswith("local["):
+        conf["spark.executorEnv.PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return conf
+
+
+MASTER_HELP = ("Spark master URL (default: $INCSPEC_SPARK_MASTER or local[2]); local-cluster[1,2,MB] runs the "
+               "executors in a JVM of their own, so the heap measured is the driver's alone")
+
+
 # --- the machine ----------------------------------------------------------------------
 
 

@@ -40,8 +40,10 @@ jobs of one insert and of one delete (the most over the repeats, counted with
 the SparkContext's status tracker), the root removal and re-addition, and the
 driver's memory: the Python process's resident set after the size (it holds
 DataFrame handles and counts, never nodes, so it stays flat as the graph
-grows) and the JVM heap in use (in ``local`` mode the executors share that
-JVM, so it holds the cached tables too and is not the driver's alone); with
+grows), the JVM heap in use and the heap retained just after a full
+collection (in ``local`` mode the executors share that JVM, so it holds the
+cached tables too and is not the driver's alone; with ``--master
+local-cluster[1,2,MB]`` the executors run in a JVM of their own and it is); with
 ``--out``, the rows, the parameters and the machine (cores, memory, load
 average before and after each size, versions) as JSON. Every update's outcome
 is checked, so a broken engine cannot report a fast time.
@@ -130,6 +132,13 @@ def heap_mb(spark: Any) -> float:
     return float(runtime.totalMemory() - runtime.freeMemory()) / 2**20
 
 
+def retained_heap_mb(spark: Any) -> float:
+    """The driver JVM's heap just after a full collection (:meth:`JvmHeap.retained_bytes`)."""
+    from benchmarks.measure import JvmHeap
+
+    return JvmHeap(spark).retained_bytes() / 2**20
+
+
 def newest_job(spark: Any) -> int:
     """The id of the session's newest Spark job (ids count up from 0)."""
     return int(max([-1, *spark.sparkContext.statusTracker().getJobIdsForGroup(None)]))
@@ -203,10 +212,13 @@ def bench_size(spark: Any, edges: int, kind: str, repeats: int, chain_length: in
     if root_removal:  # every live node dies, then comes back: through apply, one row each
         row["root_removal_s"], _ = checked(spark, (0, sizes["live"]), engine=engine, remove_roots=[0])
         row["root_readd_s"], _ = checked(spark, (sizes["live"], 0), engine=engine, add_roots=[0])
-    return {**row, "driver_python_rss_mb": python_rss_mb(), "driver_heap_mb": heap_mb(spark)}
+    return {**row, "driver_python_rss_mb": python_rss_mb(), "driver_heap_mb": heap_mb(spark),
+            "driver_heap_retained_mb": retained_heap_mb(spark)}
 
 
 def main(argv: list[str] | None = None) -> None:
+    from benchmarks.measure import MASTER_HELP, session_conf
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help=f"sizes {QUICK_SIZES}")
     parser.add_argument("--sizes", help="comma-separated edge counts")
@@ -215,17 +227,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-root-removal", action="store_true", help="skip the root removal and re-addition")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--driver-memory", default="6g")
+    parser.add_argument("--master", help=MASTER_HELP)
     parser.add_argument("--out", help="write the results as JSON to this file")
     args = parser.parse_args(argv)
     sizes = (tuple(int(s) for s in args.sizes.split(",")) if args.sizes
              else QUICK_SIZES if args.quick else FULL_SIZES)
     from spark_impl.session import build_session
 
-    spark = build_session(app_name="reach-engine-bench", conf={"spark.driver.memory": args.driver_memory})
+    spark = build_session(args.master, app_name="reach-engine-bench", conf=session_conf(args.master, args.driver_memory))
     print(f"graph={args.graph} repeats={args.repeats} (medians; seconds)")
     header = ("edges", "live", "make_s", "insert_s", "delete_s", "recompute_s", "remake_s", "recompute_per_insert",
               "recompute_per_delete", "insert_jobs", "delete_jobs", "root_removal_s", "root_readd_s",
-              "driver_python_rss_mb", "driver_heap_mb")
+              "driver_python_rss_mb", "driver_heap_mb", "driver_heap_retained_mb")
     print("  ".join(f"{h:>14}" for h in header))
     from benchmarks.measure import load_average, machine
 
@@ -244,7 +257,8 @@ def main(argv: list[str] | None = None) -> None:
                 json.dump({"benchmark": "reach_engine_bench", "machine": info,
                            "params": {"graph": args.graph, "repeats": args.repeats, "sizes": list(sizes),
                                       "chain_length": args.chain_length if args.graph == "chains" else None,
-                                      "driver_memory": args.driver_memory},
+                                      "driver_memory": args.driver_memory,
+                                      "master": args.master},
                            "rows": rows}, f, indent=1)
 
 

@@ -194,7 +194,8 @@ def reach_engine_markdown(results: dict[str, Any], results_path: str) -> str:
     head = ["edges (stored)", "live nodes", "make s", "insert s", "delete s", "recompute s",
             "recompute ÷ insert", "recompute ÷ delete", "jobs per insert", "jobs per delete"]
     head += ["root removed s", "root put back s"] if removal else []
-    head += ["driver Python MiB", "load (1 min)"]
+    retained = any("driver_heap_retained_mb" in r for r in rows)
+    head += ["driver Python MiB"] + (["driver JVM heap retained MiB"] if retained else []) + ["load (1 min)"]
     body = []
     for r in rows:
         cells = [f"{r['edges']:,}", f"{r['live']:,}", f"{r['make_s']:.1f}", f"{r['insert_s']:.2f}",
@@ -204,17 +205,27 @@ def reach_engine_markdown(results: dict[str, Any], results_path: str) -> str:
             cells += [f"{r['root_removal_s']:.2f}" if "root_removal_s" in r else "–",
                       f"{r['root_readd_s']:.2f}" if "root_readd_s" in r else "–"]
         rss = r.get("driver_python_rss_mb")
-        cells += [f"{rss:.0f}" if rss is not None else "–", _load(r)]
+        cells += [f"{rss:.0f}" if rss is not None else "–"]
+        if retained:
+            heap = r.get("driver_heap_retained_mb")
+            cells += [f"{heap:.0f}" if heap is not None else "–"]
+        cells += [_load(r)]
         body.append(cells)
     lines = [
         f"**Reachability engine: single-edge updates, {p['graph']} graphs** (`{results_path}`, "
         f"`python -m benchmarks.reach_engine_bench --graph {p['graph']}{flags} --repeats {p['repeats']} "
-        f"--sizes {','.join(str(n) for n in p['sizes'])}`; {_machine_line(results)}, driver memory "
-        f"{p['driver_memory']}). Update: {update}. Medians in seconds over {p['repeats']} updates; "
+        f"--sizes {','.join(str(n) for n in p['sizes'])}"
+        + (f" --master '{p['master']}'" if p.get("master") else "")
+        + f"`; {_machine_line(results)}, driver memory {p['driver_memory']}). Update: {update}. Medians in seconds over {p['repeats']} updates; "
         "recompute is the live set from scratch by plain Spark rounds over the same stored edges (its live "
         "count checked against the engine's); jobs are the most over the updates"
         + ("; the root removed kills the whole live set, put back derives it again (once each)" if removal
-           else "") + ".",
+           else "")
+        + ("; the driver's JVM heap retained is its heap just after a full collection, at the end of the "
+           "size, " + ("the driver's alone (the executors in a JVM of their own)"
+                       if str(p.get("master", "")).startswith("local-cluster") else
+                       "the executors' too (they share the driver's JVM in local mode)") if retained else "")
+        + ".",
         "",
         *_table(head, body),
     ]

@@ -35,7 +35,7 @@ from functools import partial
 from typing import Any
 
 from benchmarks import engines, harness
-from benchmarks.measure import JvmHeap, load_average, machine
+from benchmarks.measure import MASTER_HELP, JvmHeap, load_average, machine, session_conf
 from benchmarks.plots import plot
 from benchmarks.report import markdown
 from benchmarks.workloads import GraphShape, GraphWorkload, KeySkew, ReduceWorkload
@@ -240,15 +240,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--name", help="results name (default: the preset's)")
     parser.add_argument("--sizes", type=_sizes,
                         help="comma-separated reduce sizes (rows), replacing the preset's")
+    parser.add_argument("--batches", type=_sizes,
+                        help="comma-separated reduce batch sizes (changes), replacing the preset's")
     parser.add_argument("--driver-memory", default="6g")
-    parser.add_argument("--master", help="Spark master URL (default: $INCSPEC_SPARK_MASTER or local[2]); "
-                        "local-cluster[1,2,MB] runs the executors in a JVM of their own, so the "
-                        "heap measured is the driver's alone")
+    parser.add_argument("--master", help=MASTER_HELP)
     args = parser.parse_args(argv)
     preset_name = args.preset or "full"
     preset = PRESETS[preset_name]
     if args.sizes:
         preset = replace(preset, reduce_sizes=args.sizes)
+    if args.batches:
+        preset = replace(preset, reduce_batches=args.batches)
     name = args.name or preset_name
     selected = set(args.engines.split(",")) if args.engines else None
     only = set(args.only or ["reduce", "reach"])
@@ -257,12 +259,8 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.perf_counter()
     created = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    conf = {"spark.driver.memory": args.driver_memory}
-    if args.master and not args.master.startswith("local["):
-        # executors in JVMs of their own start Python workers elsewhere: the benchmark's
-        # own modules (its Python reducer) must be importable there
-        conf["spark.executorEnv.PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    spark = build_session(args.master, app_name="incspec-benchmarks", conf=conf)
+    spark = build_session(args.master, app_name="incspec-benchmarks",
+                          conf=session_conf(args.master, args.driver_memory))
     info = machine(str(spark.sparkContext._jvm.java.lang.System.getProperty("java.version")))
     info["versions"]["pathway"] = engines.pathway_version()  # in the peer's own environment
     _log(f"machine: {info['cores']} cores, load average {info['load_average']}")
@@ -271,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     command = "python -m benchmarks.run" + (f" --{preset_name}" if preset_name != "full" else "") + \
         "".join(f" --only {o}" for o in (args.only or [])) + (f" --engines {args.engines}" if args.engines else "") + \
         (f" --sizes {','.join(map(str, args.sizes))}" if args.sizes else "") + \
+        (f" --batches {','.join(map(str, args.batches))}" if args.batches else "") + \
         (f" --master '{args.master}'" if args.master else "")
     os.makedirs(RESULTS, exist_ok=True)
     path = os.path.join(RESULTS, f"{name}.json")

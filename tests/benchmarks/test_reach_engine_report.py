@@ -23,8 +23,10 @@ def test_a_tiny_run_writes_results_and_the_report_renders_them(spark: Any, tmp_p
     assert row["nominal_edges"] == 200 and 0 < row["edges"] <= 200 and 0 < row["live"] <= row["edges"] + 1
     assert row["insert_jobs"] > 0 and row["recompute_per_insert"] == row["recompute_s"] / row["insert_s"]
     assert row["root_removal_s"] > 0 and row["root_readd_s"] > 0 and row["driver_python_rss_mb"] > 0
+    assert 0 < row["driver_heap_retained_mb"] and results["params"]["master"] is None
     table = report.reach_engine_markdown(results, "reach.json")
     assert f"| {row['edges']:,} | {row['live']:,} |" in table
+    assert f"| {row['driver_heap_retained_mb']:.0f} |" in table and "share the driver's JVM" in table
     assert "--graph powerlaw --repeats 1 --sizes 200" in table and "root removed s" in table
 
 
