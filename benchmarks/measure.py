@@ -79,20 +79,24 @@ class JvmHeap:
         return int(self.runtime.totalMemory() - self.runtime.freeMemory())
 
 
-def session_conf(master: str | None, driver_memory: str) -> dict[str, str]:
+def session_conf(master: str | None, driver_memory: str, executor_memory: str = "8g") -> dict[str, str]:
     """The benchmarks' Spark settings. ``master`` as for
     :func:`spark_impl.session.build_session`; with executors in JVMs of their own
     (``local-cluster[...]``, a cluster), the driver's heap is measured alone and the
     benchmark's own modules (a Python reducer) must be importable by the executors'
-    Python workers, which start elsewhere."""
+    Python workers, which start elsewhere. ``executor_memory`` is their heap (Spark's
+    default, 1 GB, also in ``local-cluster``, whatever memory its workers offer)."""
     conf = {"spark.driver.memory": driver_memory}
     if master and not master.startswith("local["):
         conf["spark.executorEnv.PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        conf["spark.executor.memory"] = executor_memory
     return conf
 
 
 MASTER_HELP = ("Spark master URL (default: $INCSPEC_SPARK_MASTER or local[2]); local-cluster[1,2,MB] runs the "
-               "executors in a JVM of their own, so the heap measured is the driver's alone")
+               "executors in a JVM of their own, so the heap measured is the driver's alone "
+               "(their heap: --executor-memory, at most the MB)")
+EXECUTOR_MEMORY_HELP = "the executors' heap when they run in JVMs of their own (not in local[N] mode)"
 
 
 # --- the machine ----------------------------------------------------------------------

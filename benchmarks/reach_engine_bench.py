@@ -217,7 +217,7 @@ def bench_size(spark: Any, edges: int, kind: str, repeats: int, chain_length: in
 
 
 def main(argv: list[str] | None = None) -> None:
-    from benchmarks.measure import MASTER_HELP, session_conf
+    from benchmarks.measure import EXECUTOR_MEMORY_HELP, MASTER_HELP, session_conf
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help=f"sizes {QUICK_SIZES}")
@@ -228,13 +228,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--driver-memory", default="6g")
     parser.add_argument("--master", help=MASTER_HELP)
+    parser.add_argument("--executor-memory", default="8g", help=EXECUTOR_MEMORY_HELP)
     parser.add_argument("--out", help="write the results as JSON to this file")
     args = parser.parse_args(argv)
     sizes = (tuple(int(s) for s in args.sizes.split(",")) if args.sizes
              else QUICK_SIZES if args.quick else FULL_SIZES)
     from spark_impl.session import build_session
 
-    spark = build_session(args.master, app_name="reach-engine-bench", conf=session_conf(args.master, args.driver_memory))
+    spark = build_session(args.master, app_name="reach-engine-bench",
+                          conf=session_conf(args.master, args.driver_memory, args.executor_memory))
     print(f"graph={args.graph} repeats={args.repeats} (medians; seconds)")
     header = ("edges", "live", "make_s", "insert_s", "delete_s", "recompute_s", "remake_s", "recompute_per_insert",
               "recompute_per_delete", "insert_jobs", "delete_jobs", "root_removal_s", "root_readd_s",
@@ -258,7 +260,8 @@ def main(argv: list[str] | None = None) -> None:
                            "params": {"graph": args.graph, "repeats": args.repeats, "sizes": list(sizes),
                                       "chain_length": args.chain_length if args.graph == "chains" else None,
                                       "driver_memory": args.driver_memory,
-                                      "master": args.master},
+                                      "master": args.master,
+                                      "executor_memory": args.executor_memory if args.master else None},
                            "rows": rows}, f, indent=1)
 
 

@@ -215,7 +215,7 @@ def reach_engine_markdown(results: dict[str, Any], results_path: str) -> str:
         f"**Reachability engine: single-edge updates, {p['graph']} graphs** (`{results_path}`, "
         f"`python -m benchmarks.reach_engine_bench --graph {p['graph']}{flags} --repeats {p['repeats']} "
         f"--sizes {','.join(str(n) for n in p['sizes'])}"
-        + (f" --master '{p['master']}'" if p.get("master") else "")
+        + (f" --master '{p['master']}' --executor-memory {p.get('executor_memory')}" if p.get("master") else "")
         + f"`; {_machine_line(results)}, driver memory {p['driver_memory']}). Update: {update}. Medians in seconds over {p['repeats']} updates; "
         "recompute is the live set from scratch by plain Spark rounds over the same stored edges (its live "
         "count checked against the engine's); jobs are the most over the updates"

@@ -35,7 +35,14 @@ from functools import partial
 from typing import Any
 
 from benchmarks import engines, harness
-from benchmarks.measure import MASTER_HELP, JvmHeap, load_average, machine, session_conf
+from benchmarks.measure import (
+    EXECUTOR_MEMORY_HELP,
+    MASTER_HELP,
+    JvmHeap,
+    load_average,
+    machine,
+    session_conf,
+)
 from benchmarks.plots import plot
 from benchmarks.report import markdown
 from benchmarks.workloads import GraphShape, GraphWorkload, KeySkew, ReduceWorkload
@@ -244,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated reduce batch sizes (changes), replacing the preset's")
     parser.add_argument("--driver-memory", default="6g")
     parser.add_argument("--master", help=MASTER_HELP)
+    parser.add_argument("--executor-memory", default="8g", help=EXECUTOR_MEMORY_HELP)
     args = parser.parse_args(argv)
     preset_name = args.preset or "full"
     preset = PRESETS[preset_name]
@@ -260,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     created = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     spark = build_session(args.master, app_name="incspec-benchmarks",
-                          conf=session_conf(args.master, args.driver_memory))
+                          conf=session_conf(args.master, args.driver_memory, args.executor_memory))
     info = machine(str(spark.sparkContext._jvm.java.lang.System.getProperty("java.version")))
     info["versions"]["pathway"] = engines.pathway_version()  # in the peer's own environment
     _log(f"machine: {info['cores']} cores, load average {info['load_average']}")
@@ -270,7 +278,8 @@ def main(argv: list[str] | None = None) -> int:
         "".join(f" --only {o}" for o in (args.only or [])) + (f" --engines {args.engines}" if args.engines else "") + \
         (f" --sizes {','.join(map(str, args.sizes))}" if args.sizes else "") + \
         (f" --batches {','.join(map(str, args.batches))}" if args.batches else "") + \
-        (f" --master '{args.master}'" if args.master else "")
+        (f" --master '{args.master}' --executor-memory {args.executor_memory}" if args.master else "") + \
+        (f" --driver-memory {args.driver_memory}" if args.driver_memory != "6g" else "")
     os.makedirs(RESULTS, exist_ok=True)
     path = os.path.join(RESULTS, f"{name}.json")
 
@@ -282,7 +291,8 @@ def main(argv: list[str] | None = None) -> int:
                    "params": {"preset": preset_name, **preset.__dict__, "driver_memory": args.driver_memory,
                               "spark_conf": {k: v for k, v in spark.sparkContext.getConf().getAll()
                                              if k.startswith("spark.sql")
-                                             or k in ("spark.master", "spark.driver.memory")}},
+                                             or k in ("spark.master", "spark.driver.memory",
+                                                      "spark.executor.memory")}},
                    "runs": runner.runs}
         with open(path, "w") as out:
             json.dump(results, out, indent=1)
@@ -310,6 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     rel = os.path.relpath(path, os.path.dirname(RESULTS) + "/..")
     _log("\n" + markdown(results, rel, plots))
     _log(f"wrote {rel} and {', '.join(plots.values()) or 'no plots'}")
+    spark.stop()  # the engines' streaming queries with it: executors in JVMs of their own exit cleanly
     return 0
 
 
