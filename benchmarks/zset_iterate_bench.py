@@ -2,6 +2,7 @@
 against recomputing the program at the new version.
 
     python -m benchmarks.zset_iterate_bench [--sizes 1000,10000,100000] [--repeats 3]
+                                            [--driver-memory 6g]
                                             [--out benchmarks/results/zset-iterate.json]
 
 The program is ``X = distinct(roots + snd(snd(dup(X) ⋈ edges)))``
@@ -98,13 +99,14 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", help=f"comma-separated edge counts (default {SIZES})")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--driver-memory", default="6g", help="the driver's heap (in local mode, the executors' too)")
     parser.add_argument("--out", help="write the results as JSON to this file")
     args = parser.parse_args(argv)
     sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else SIZES
-    from benchmarks.measure import load_average, machine
+    from benchmarks.measure import load_average, machine, session_conf
     from spark_impl.session import build_session
 
-    spark = build_session(app_name="zset-iterate-bench")
+    spark = build_session(app_name="zset-iterate-bench", conf=session_conf(None, args.driver_memory))
     info = machine(str(spark.sparkContext._jvm.java.lang.System.getProperty("java.version")))
     header = ("edges", "live", "load_s", "insert_s", "delete_s", "recompute_s", "native_s",
               "recompute_per_insert", "recompute_per_delete", "update_jobs", "update_iterations",
@@ -122,7 +124,8 @@ def main(argv: list[str] | None = None) -> None:
         if args.out:  # after every size: a run stopped half-way keeps what it measured
             with open(args.out, "w") as f:
                 json.dump({"benchmark": "zset_iterate_bench", "machine": info,
-                           "params": {"repeats": args.repeats, "sizes": list(sizes)}, "rows": rows}, f, indent=1)
+                           "params": {"repeats": args.repeats, "sizes": list(sizes),
+                                      "driver_memory": args.driver_memory}, "rows": rows}, f, indent=1)
 
 
 if __name__ == "__main__":

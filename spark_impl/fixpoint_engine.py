@@ -61,7 +61,8 @@ never nodes:
   settles every tentative element of the least tentative rank), which is the
   reference's priority-queue order, so ranks agree with it exactly;
 * an update writes its new tables first and swaps them in at the end (atomic:
-  a failure leaves the old state); ``make``, the first batch and any batch
+  a failure leaves the old state; one that lost scratch blocks with an
+  executor is run again, :meth:`IncrementalReachability._retrying`); ``make``, the first batch and any batch
   of at least ``BULK_ROWS`` rows and ``BULK_SHARE`` of the edges take the
   from-scratch path (semi-naive BFS rounds, FIX-LEM-SEMINAIVE);
 * so does an update that turns out large: a small batch can kill or derive
@@ -79,17 +80,17 @@ never nodes:
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from spark_impl.join_scope import without_broadcasts
 from spark_impl.keyed_table import KeyedTables, Patched, Span, Table, merged_patches
-from spark_impl.scratch import Scratch, once
+from spark_impl.scratch import Scratch, lost_scratch, once
 from spark_impl.state import union_all
 
 Node = Hashable
@@ -99,6 +100,10 @@ Edge = tuple[Any, Any]
 BULK_ROWS = 10_000
 #: ... and this share of the stored edges is recomputed from scratch
 BULK_SHARE = 0.1
+#: an update that lost scratch frames with an executor is run again at most this many times
+SCRATCH_RETRIES = 2
+
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -254,6 +259,8 @@ class IncrementalReachability:
         #: the last update's scratch frames: its output delta reads them, so they
         #: are released when the next update begins (spark_impl/scratch.py)
         self._scratch = Scratch()
+        #: attempts run again because their scratch frames were lost (:meth:`_retrying`)
+        self.retries = 0
         nodes, edges = self._frame([], "node"), self._frame([], "src", "dst")
         self._state = KeyedTables.of({
             "roots": Table.empty(nodes, ("node",)),
@@ -338,13 +345,30 @@ class IncrementalReachability:
     def make(self, roots: DataFrame, edges: DataFrame) -> tuple[DataFrame, Work]:
         """The fixpoint of ``roots (node)`` and ``edges (src, dst)`` from scratch;
         returns the live set ``(node, rank)`` (exact BFS distances) and the work."""
-        self._scratch.release()
-        with self._scratch.collecting():
-            state, work = self._from_scratch(roots.select("node").distinct(),
-                                             edges.select("src", "dst").distinct())
+        state, work = self._retrying(lambda: self._from_scratch(roots.select("node").distinct(),
+                                                                edges.select("src", "dst").distinct()))
         self._swap(state)
         self._scratch.release()  # the tables are written: nothing reads the rounds' frames
         return state.current("live"), work
+
+    def _retrying(self, attempt: Callable[[], _T]) -> _T:
+        """``attempt()`` with its scratch frames collected, run again (at most
+        :data:`SCRATCH_RETRIES` times) when it failed because some of them were
+        lost: they are executor-local blocks (spark_impl/scratch.py), gone with
+        an executor that died mid-update. Nothing is swapped in before an
+        attempt succeeds, so a retry starts from the same stored tables (which
+        are reliable checkpoints and survive the executor) and gives the same
+        result. Any other failure is raised at once."""
+        for retry in range(SCRATCH_RETRIES + 1):
+            self._scratch.release()
+            try:
+                with self._scratch.collecting():
+                    return attempt()
+            except Exception as error:  # Spark's errors reach Python under several classes
+                if retry == SCRATCH_RETRIES or not lost_scratch(error):
+                    raise
+                self.retries += 1
+        raise AssertionError("unreachable")  # the last attempt returned or raised
 
     def _from_scratch(self, roots: DataFrame, edges: DataFrame | None) -> tuple[KeyedTables, Work]:
         """Semi-naive BFS rounds (FIX-LEM-SEMINAIVE): only the frontier joins the
@@ -400,21 +424,25 @@ class IncrementalReachability:
         s = self._state
         batch = self.spark.createDataFrame(rows, f"kind string, src {self.node_type}, dst {self.node_type}")
         edges_changed = bool(adding_edges or remove_edges)
-        self._scratch.release()
-        with self._scratch.collecting():
-            if s.rows("roots") + s.rows("edges") == 0 or (len(rows) >= self.bulk_rows
-                                                          and len(rows) >= self.bulk_share * s.rows("edges")):
-                return self._bulk(batch, edges_changed)
-            try:
-                state, delta = _Update(self, s).run(batch, {k: sum(1 for row in rows if row[0] == k)
-                                                            for k in ("R+", "R-", "E+", "E-")}, _BatchSpans.of(rows))
-            except _TurnedLarge:
-                self._scratch.release()  # the abandoned rounds' frames: nothing of them is kept
-                return self._bulk(batch, edges_changed)
+        if s.rows("roots") + s.rows("edges") == 0 or (len(rows) >= self.bulk_rows
+                                                      and len(rows) >= self.bulk_share * s.rows("edges")):
+            state, delta = self._retrying(lambda: self._bulk(batch, edges_changed))
+        else:
+            counts = {k: sum(1 for row in rows if row[0] == k) for k in ("R+", "R-", "E+", "E-")}
+            state, delta = self._retrying(lambda: self._incremental(batch, counts, _BatchSpans.of(rows), edges_changed))
         self._swap(state)
         return delta
 
-    def _bulk(self, batch: DataFrame, edges_changed: bool) -> FixpointDelta:
+    def _incremental(self, batch: DataFrame, counts: dict[str, int], spans: _BatchSpans,
+                     edges_changed: bool) -> tuple[KeyedTables, FixpointDelta]:
+        """The update by contraction and expansion, or from scratch if it turns out large."""
+        try:
+            return _Update(self, self._state).run(batch, counts, spans)
+        except _TurnedLarge:
+            self._scratch.release()  # the abandoned rounds' frames: nothing of them is kept
+            return self._bulk(batch, edges_changed)
+
+    def _bulk(self, batch: DataFrame, edges_changed: bool) -> tuple[KeyedTables, FixpointDelta]:
         """A batch as large as the graph (or the first one), or one that turned out
         large: recompute from scratch. Edges the batch leaves alone are kept as
         they lie, pending changes included (not written again)."""
@@ -432,8 +460,7 @@ class IncrementalReachability:
         old, new = s.current("live").select("node"), state.current("live").select("node")
         added, removed = once(new.join(old, "node", "left_anti")), once(old.join(new, "node", "left_anti"))
         (a, _), (r, _) = _measured((added, None, {"n": F.count(F.lit(1))}), (removed, None, {"n": F.count(F.lit(1))}))
-        self._swap(state)
-        return FixpointDelta(added, removed, a["n"], r["n"], work)
+        return state, FixpointDelta(added, removed, a["n"], r["n"], work)
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,15 @@ def once(df: DataFrame) -> DataFrame:
     return out
 
 
+#: Spark's error class for a local checkpoint's block that is gone (released, or lost with its executor)
+LOST_BLOCK = "CHECKPOINT_RDD_BLOCK_ID_NOT_FOUND"
+
+
+def lost_scratch(error: BaseException) -> bool:
+    """Whether ``error`` is a job's failure to read a scratch frame whose blocks are gone."""
+    return LOST_BLOCK in str(error)
+
+
 #: the thread-local Spark property that makes a checkpoint cut its marked ancestors' lineage too
 ALL_MARKED_ANCESTORS = "spark.checkpoint.checkpointAllMarkedAncestors"
 

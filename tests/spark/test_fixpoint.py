@@ -150,6 +150,65 @@ def test_a_failed_update_leaves_the_state_unchanged(spark: Any, monkeypatch: pyt
     assert (delta.added, delta.removed) == (set(), {"A", "B"})
 
 
+def _losing_scratch_after_the_first_round(monkeypatch: pytest.MonkeyPatch, attempts: int) -> list[int]:
+    """Patch the cascade so that, in each of its first ``attempts`` updates'
+    attempts, every scratch block is dropped after the first round, as if the
+    executors holding them had died; returns the list of rounds run per attempt."""
+    from spark_impl.fixpoint_engine import _Update
+
+    real = _Update.cascade_round
+    rounds: list[int] = []
+
+    def losing(self: _Update, *args: Any) -> Any:
+        out = real(self, *args)
+        if self.work.rounds == 1:
+            rounds.append(0)
+            if len(rounds) <= attempts:
+                self.engine._scratch.release()
+        rounds[-1] += 1
+        return out
+
+    monkeypatch.setattr(_Update, "cascade_round", losing)
+    return rounds
+
+
+@pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
+def test_an_update_that_lost_its_scratch_blocks_is_run_again(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scratch frames are executor-local blocks; an update that loses them
+    mid-way (here: dropped after the first cascade round of a chain of 5 cut
+    at its head) fails on Spark's missing-block error, and is run again from
+    the stored tables, which it had not touched: the delta and the state are
+    those of an update that never failed."""
+    from spark_impl.fixpoint_engine import IncrementalReachability
+
+    r = IncrementalReachability(spark, "bigint")
+    r.make(spark.createDataFrame([(0,)], "node bigint"), spark.range(0, 5).selectExpr("id as src", "id + 1 as dst"))
+    rounds = _losing_scratch_after_the_first_round(monkeypatch, attempts=1)
+    cut = r.apply(remove_edges=[(1, 2)])
+    assert (r.retries, rounds) == (1, [1, 4])  # the lost attempt stopped after its first round
+    assert (cut.removed, cut.added_count) == ({2, 3, 4, 5}, 0)
+    assert {row["node"]: row["rank"] for row in r.current().collect()} == {0: 0, 1: 1}
+
+
+@pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
+def test_an_update_losing_its_scratch_every_time_fails_and_changes_nothing(
+        spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Retries are bounded: an update whose every attempt loses its scratch
+    blocks fails with Spark's missing-block error after ``SCRATCH_RETRIES``
+    retries, and the old state stays in force."""
+    from spark_impl.fixpoint_engine import SCRATCH_RETRIES, IncrementalReachability
+    from spark_impl.scratch import lost_scratch
+
+    r = IncrementalReachability(spark, "bigint")
+    r.make(spark.createDataFrame([(0,)], "node bigint"), spark.range(0, 5).selectExpr("id as src", "id + 1 as dst"))
+    rounds = _losing_scratch_after_the_first_round(monkeypatch, attempts=SCRATCH_RETRIES + 1)
+    with pytest.raises(Exception) as failure:
+        r.apply(remove_edges=[(1, 2)])
+    assert lost_scratch(failure.value)
+    assert (r.retries, rounds) == (SCRATCH_RETRIES, [1] * (SCRATCH_RETRIES + 1))
+    assert {row["node"]: row["rank"] for row in r.current().collect()} == {n: n for n in range(6)}
+
+
 def _jobs(spark: Any) -> int:
     """The id of the newest Spark job of the session (ids count up from 0)."""
     return max([-1, *spark.sparkContext.statusTracker().getJobIdsForGroup(None)])
