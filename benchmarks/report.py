@@ -236,13 +236,17 @@ def zset_iterate_markdown(results: dict[str, Any], results_path: str) -> str:
     """The table of a ``benchmarks.zset_iterate_bench --out`` file: reachability as a
     Z-set program with ``iterate``, single-edge versions against recomputing it."""
     p = results["params"]
+    runs = {(r.get("commit"), r.get("driver_memory")) for r in results["rows"]}
+    per_run = len(runs) > 1  # rows appended from several runs (--append) say which run they are
     head = ["edges (stored)", "live nodes", "first version s", "insert s", "delete s", "recompute s",
             "plain Spark BFS s", "recompute ÷ insert", "recompute ÷ delete", "jobs per update",
             "iterations per update", "iterations of a recompute", "load (1 min)"]
+    head += ["commit", "driver memory"] if per_run else []
     body = [[f"{r['edges']:,}", f"{r['live']:,}", f"{r['load_s']:.1f}", f"{r['insert_s']:.2f}",
              f"{r['delete_s']:.2f}", f"{r['recompute_s']:.2f}", f"{r['native_s']:.2f}",
              f"{r['recompute_per_insert']:.2f}", f"{r['recompute_per_delete']:.2f}", str(r["update_jobs"]),
-             str(r["update_iterations"]), str(r["recompute_iterations"]), _load(r)] for r in results["rows"]]
+             str(r["update_iterations"]), str(r["recompute_iterations"]), _load(r)]
+            + ([str(r.get("commit")), str(r.get("driver_memory"))] if per_run else []) for r in results["rows"]]
     lines = [
         f"**Z-set reachability by `iterate`: single-edge versions** (`{results_path}`, "
         f"`python -m benchmarks.zset_iterate_bench --repeats {p['repeats']} "

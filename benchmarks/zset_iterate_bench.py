@@ -23,7 +23,9 @@ Printed per size: stored edges and live nodes, median seconds of each, the
 ratios recompute / insert and recompute / delete, the Spark jobs of an update
 (most over the repeats), the loop iterations of an update and of a recompute
 (the engine's ``work`` counters), and the load average. ``--out`` writes the
-rows, parameters and machine as JSON after every size.
+rows, parameters and machine as JSON after every size; with ``--append`` the
+file's rows of other sizes are kept (a long size measured on its own, the
+short ones later), each row saying the commit and driver memory it ran with.
 """
 
 from __future__ import annotations
@@ -101,8 +103,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--driver-memory", default="6g", help="the driver's heap (in local mode, the executors' too)")
     parser.add_argument("--out", help="write the results as JSON to this file")
+    parser.add_argument("--append", action="store_true",
+                        help="keep the --out file's rows of sizes this run does not measure")
     args = parser.parse_args(argv)
     sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else SIZES
+    kept = earlier_rows(args.out, args.repeats, sizes) if args.append else []
     from benchmarks.measure import load_average, machine, session_conf
     from spark_impl.session import build_session
 
@@ -117,15 +122,35 @@ def main(argv: list[str] | None = None) -> None:
     for n in sizes:
         before = load_average()
         row = {"nominal_edges": n, **bench_size(spark, n, args.repeats),
-               "load_average_before": before, "load_average_after": load_average()}
+               "load_average_before": before, "load_average_after": load_average(),
+               "commit": info.get("commit"), "driver_memory": args.driver_memory}
         rows.append(row)
         print("  ".join(f"{row[h]:>14.3f}" if isinstance(row[h], float) else f"{row[h]:>14}" for h in header),
               flush=True)
         if args.out:  # after every size: a run stopped half-way keeps what it measured
+            every = sorted(kept + rows, key=lambda r: int(r["nominal_edges"]))
             with open(args.out, "w") as f:
                 json.dump({"benchmark": "zset_iterate_bench", "machine": info,
-                           "params": {"repeats": args.repeats, "sizes": list(sizes),
-                                      "driver_memory": args.driver_memory}, "rows": rows}, f, indent=1)
+                           "params": {"repeats": args.repeats, "sizes": [r["nominal_edges"] for r in every],
+                                      "driver_memory": args.driver_memory}, "rows": every}, f, indent=1)
+
+
+def earlier_rows(path: str | None, repeats: int, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
+    """The rows of an earlier results file (``--append``) whose sizes this run
+    does not measure, each with the commit and driver memory of its run;
+    refused when the file is another benchmark's or ran another repeat count."""
+    if path is None:
+        raise SystemExit("--append needs --out")
+    try:
+        with open(path) as f:
+            earlier = json.load(f)
+    except FileNotFoundError:
+        return []
+    if earlier.get("benchmark") != "zset_iterate_bench" or earlier["params"]["repeats"] != repeats:
+        raise SystemExit(f"{path}: not a zset_iterate_bench file with --repeats {repeats}; not appending to it")
+    return [{"commit": earlier["machine"].get("commit"),
+             "driver_memory": earlier["params"].get("driver_memory", "1g"), **row}
+            for row in earlier["rows"] if int(row["nominal_edges"]) not in sizes]
 
 
 if __name__ == "__main__":
