@@ -59,7 +59,10 @@ never nodes:
   the dead with a surviving deriver are the frontier of an expansion;
 * expansion settles elements in rank order, one rank per round (a round
   settles every tentative element of the least tentative rank), which is the
-  reference's priority-queue order, so ranks agree with it exactly;
+  reference's priority-queue order, so ranks agree with it exactly. (Rounds
+  that also followed in-degree-1 paths a few hops inside their own job were
+  tried and measured slower: a chain of 32 in 11 jobs instead of 35, but
+  41 s against 24 s to cut it off at 10^5 edges; README, chains);
 * an update writes its new tables first and swaps them in at the end (atomic:
   a failure leaves the old state; one that lost scratch blocks with an
   executor is run again, :meth:`IncrementalReachability._retrying`); ``make``, the first batch and any batch
