@@ -18,8 +18,10 @@ elements), and a probe could not tell it from recomputation.
 Timing, from outside the engine: an in-process engine's ``step`` calls are timed one by one (the
 median over the changes); a subprocess answers once per case, so a case that loads the collection
 and then makes ``steps`` changes is timed against the same case without the changes, each run
-``repeats`` times, and a step's time is the difference of the medians divided by ``steps`` (with
-a resolution: the spread of those times per step, below which step times are not told apart).
+``repeats`` times, and a step's time is the difference of the least times divided by ``steps``
+(the least time of a run is the one least disturbed by other work on the machine: with medians,
+two runs slowed by it made the reference fail; with a resolution: the spread of those times per
+step, below which step times are not told apart).
 The verdict divides the step time at the largest size by the one at the smallest, taken as at
 least its resolution and ``NOISE_FLOOR``: a growth above ``threshold`` (default ×10, against the
 ×100 of the sizes) fails.
@@ -170,7 +172,7 @@ def _step_from_cases(backend: Backend, probe: Probe, n: int, steps: int, repeats
             return Timing(n, 0.0), problem or problem_base
         full.append(t_full)
         base.append(t_base)
-    step = max(statistics.median(full) - statistics.median(base), 0.0) / steps
+    step = max(min(full) - min(base), 0.0) / steps
     spread = (max(full) - min(full) + max(base) - min(base)) / steps
     return Timing(n, step, spread), ""
 
@@ -210,7 +212,9 @@ def report(results: Sequence[ProbeResult]) -> str:
              f"(step times under {NOISE_FLOOR * 1e3:g} ms, or under the spread of the timings, count as that)",
              ""]
     for r in results:
-        sizes = ", ".join(f"n={t.size}: {t.step_seconds * 1e3:.3f} ms" for t in r.timings)
+        sizes = ", ".join(f"n={t.size}: {t.step_seconds * 1e3:.3f} ms"
+                          + (f" (spread {t.resolution * 1e3:.3f} ms)" if t.resolution > NOISE_FLOOR else "")
+                          for t in r.timings)
         verdict = (f"not judged: {r.problem}" if r.problem
                    else f"{'ok' if r.passed else 'COST FAIL'}: ×{r.growth:.1f}")
         lines.append(f"  {r.probe.name:<11} {verdict}  ({sizes}; claim: {r.probe.claim})")

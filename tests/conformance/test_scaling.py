@@ -87,6 +87,23 @@ def test_the_reference_passes_and_a_recomputing_engine_fails_in_process() -> Non
     assert "COST FAIL" in scaling.report(recomputing)
 
 
+def test_whole_cases_are_timed_by_their_least_disturbed_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From whole cases a step's time is the difference of the least case times: two of three
+    runs slowed by other work on the machine (the median's case) leave the verdict alone, while
+    a step that really costs more shows in every run (scripted case times, in seconds)."""
+    def scripted(full: list[float], base: list[float]) -> None:
+        times = {True: iter(full), False: iter(base)}
+        monkeypatch.setattr(scaling, "_seconds", lambda backend, case: (next(times[len(case.steps) > 1]), ""))
+
+    probe = scaling.PROBES[0]
+    scripted([0.50, 0.90, 0.91], [0.50, 0.50, 0.51])  # two runs of the case with changes slowed
+    noisy, _ = scaling._step_from_cases(None, probe, 10_000, 100, 3)  # type: ignore[arg-type]
+    assert noisy.step_seconds == 0.0 and noisy.resolution == pytest.approx(0.42 / 100)
+    scripted([0.90, 0.95, 0.91], [0.50, 0.50, 0.51])  # every run of it 0.4 s longer: 4 ms a step
+    growing, _ = scaling._step_from_cases(None, probe, 10_000, 100, 3)  # type: ignore[arg-type]
+    assert growing.step_seconds == pytest.approx(0.4 / 100)
+
+
 def test_timed_from_whole_cases_the_verdicts_are_the_same() -> None:
     reference = scaling.run_probes(CasesOnly(InProcess(resolve("reference"))), SIZES, steps=100)
     assert all(r.passed for r in reference), scaling.report(reference)
