@@ -18,10 +18,10 @@ elements), and a probe could not tell it from recomputation.
 Timing, from outside the engine: an in-process engine's ``step`` calls are timed one by one (the
 median over the changes); a subprocess answers once per case, so a case that loads the collection
 and then makes ``steps`` changes is timed against the same case without the changes, each run
-``repeats`` times, and a step's time is the difference of the least times divided by ``steps``
-(the least time of a run is the one least disturbed by other work on the machine: with medians,
-two runs slowed by it made the reference fail; with a resolution: the spread of those times per
-step, below which step times are not told apart).
+``repeats`` times, and a step's time is the difference of the least times divided by ``steps``:
+the least of a case's runs is the one least disturbed by other work on the machine (with medians,
+two runs slowed by such work made the reference fail). Its resolution is the spread of those times
+per step, below which step times are not told apart.
 The verdict divides the step time at the largest size by the one at the smallest, taken as at
 least its resolution and ``NOISE_FLOOR``: a growth above ``threshold`` (default ×10, against the
 ×100 of the sizes) fails.
