@@ -21,17 +21,24 @@ and then makes ``steps`` changes is timed against the same case without the chan
 ``repeats`` times, and a step's time is the difference of the least times divided by ``steps``:
 the least of a case's runs is the one least disturbed by other work on the machine (with medians,
 two runs slowed by such work made the reference fail). Its resolution is the spread of those times
-per step, below which step times are not told apart.
+per step, below which step times are not told apart. Both ways, this process's garbage collector
+is paused while a case runs, as ``timeit`` pauses it: a full collection walks every object of the
+process, so one that fell inside a timed case would charge the whole process's size to the steps.
+(The reference once failed the whole-case probe at the end of a long test session: map-plus at
+10^4 elements, every run of the case with changes about 125 ms slower than without, about what a
+full collection of two million objects costs, 0.15 s; not reproduced in a fresh process.)
 The verdict divides the step time at the largest size by the one at the smallest, taken as at
 least its resolution and ``NOISE_FLOOR``: a growth above ``threshold`` (default ×10, against the
-×100 of the sizes) fails.
+×100 of the sizes) fails, if it fails again when measured anew (``ATTEMPTS``).
 """
 
 from __future__ import annotations
 
+import gc
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +51,8 @@ SIZES = (100, 1_000, 10_000)
 THRESHOLD = 10.0
 #: Step times below this many seconds count as this (timer and scheduling noise).
 NOISE_FLOOR = 1e-4
+#: a probe that fails is measured again, this many measurements in all
+ATTEMPTS = 2
 
 
 @dataclass(frozen=True)
@@ -150,16 +159,32 @@ def _problem(results: Sequence[CaseResult]) -> str:
     return (bad.message or bad.status) if bad else (f"error {errors[0]['error']}" if errors else "")
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """This process's garbage collector run, then paused until the block ends."""
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def _step_in_process(impl: Implementation, case: Case) -> tuple[float, str]:
     timed = _Timed(impl)
-    problem = _problem([driver.run_case(timed, case)])
+    with _collector_paused():
+        problem = _problem([driver.run_case(timed, case)])
     return statistics.median(timed.times[1:]) if len(timed.times) > 1 else 0.0, problem
 
 
 def _seconds(backend: Backend, case: Case) -> tuple[float, str]:
-    start = time.perf_counter()
-    results = list(backend.run([case]))
-    return time.perf_counter() - start, _problem(results)
+    with _collector_paused():
+        start = time.perf_counter()
+        results = list(backend.run([case]))
+        elapsed = time.perf_counter() - start
+    return elapsed, _problem(results)
 
 
 def _step_from_cases(backend: Backend, probe: Probe, n: int, steps: int, repeats: int) -> tuple[Timing, str]:
@@ -177,8 +202,8 @@ def _step_from_cases(backend: Backend, probe: Probe, n: int, steps: int, repeats
     return Timing(n, step, spread), ""
 
 
-def run_probe(backend: Backend, probe: Probe, sizes: Sequence[int] = SIZES, steps: int = 20,
-              repeats: int = 3, threshold: float = THRESHOLD) -> ProbeResult:
+def _measure(backend: Backend, probe: Probe, sizes: Sequence[int], steps: int, repeats: int,
+             threshold: float) -> ProbeResult:
     timings: list[Timing] = []
     for n in sizes:
         if isinstance(backend, InProcess):
@@ -190,6 +215,21 @@ def run_probe(backend: Backend, probe: Probe, sizes: Sequence[int] = SIZES, step
             return ProbeResult(probe, tuple(timings), threshold, f"size {n}: {problem}")
         timings.append(timing)
     return ProbeResult(probe, tuple(timings), threshold)
+
+
+def run_probe(backend: Backend, probe: Probe, sizes: Sequence[int] = SIZES, steps: int = 20,
+              repeats: int = 3, threshold: float = THRESHOLD, attempts: int = ATTEMPTS) -> ProbeResult:
+    """The probe measured; a cost failure is measured again, up to ``attempts`` times in all,
+    and stands only if every measurement fails (the least growth is reported): a step whose
+    cost grows with the stored data shows in every measurement, a disturbance of the machine
+    seldom in all of them."""
+    result = _measure(backend, probe, sizes, steps, repeats, threshold)
+    for _ in range(attempts - 1):
+        if result.passed or result.problem:
+            break
+        again = _measure(backend, probe, sizes, steps, repeats, threshold)
+        result = again if again.problem or again.growth < result.growth else result
+    return result
 
 
 def run_probes(backend: Backend, sizes: Sequence[int] = SIZES, steps: int = 20, repeats: int = 3,

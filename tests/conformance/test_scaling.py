@@ -104,6 +104,32 @@ def test_whole_cases_are_timed_by_their_least_disturbed_runs(monkeypatch: pytest
     assert growing.step_seconds == pytest.approx(0.4 / 100)
 
 
+def test_a_cost_failure_stands_only_if_measuring_again_fails_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scripted measurements (step seconds at 100 and 10^4 elements): a failure then a pass is a
+    pass; two failures are a failure, reported with the lesser growth; a pass is not measured again."""
+    probe = scaling.PROBES[1]
+
+    def scripted(*growths: float) -> list[float]:
+        measured = iter(growths)
+        calls: list[float] = []
+
+        def measure(*args: object) -> scaling.ProbeResult:
+            calls.append(growth := next(measured))
+            timings = (scaling.Timing(100, 1e-3), scaling.Timing(10_000, growth * 1e-3))
+            return scaling.ProbeResult(probe, timings, scaling.THRESHOLD)
+
+        monkeypatch.setattr(scaling, "_measure", measure)
+        return calls
+
+    calls = scripted(12.5, 0.3)
+    assert scaling.run_probe(None, probe).passed and calls == [12.5, 0.3]  # type: ignore[arg-type]
+    calls = scripted(40.0, 30.0)
+    result = scaling.run_probe(None, probe)  # type: ignore[arg-type]
+    assert not result.passed and result.growth == pytest.approx(30.0) and calls == [40.0, 30.0]
+    calls = scripted(0.3)
+    assert scaling.run_probe(None, probe).passed and calls == [0.3]  # type: ignore[arg-type]
+
+
 def test_timed_from_whole_cases_the_verdicts_are_the_same() -> None:
     reference = scaling.run_probes(CasesOnly(InProcess(resolve("reference"))), SIZES, steps=100)
     assert all(r.passed for r in reference), scaling.report(reference)
