@@ -91,6 +91,7 @@ from typing import Any, TypeVar
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from spark_impl import segments
 from spark_impl.join_scope import without_broadcasts
 from spark_impl.keyed_table import KeyedTables, Patched, Span, Table, merged_patches
 from spark_impl.scratch import Scratch, lost_scratch, once
@@ -215,6 +216,21 @@ def _measured(*measures: Measure) -> list[tuple[dict[str, int], Span | None]]:
     return out
 
 
+def _computed(df: DataFrame, condition: Column) -> tuple[DataFrame, int]:
+    """``df`` computed once, and how many of its rows meet ``condition`` (one job)."""
+    out, t = _scratch(df, n=_count_if(condition))
+    return out, t["n"]
+
+
+def _hull(*spans: tuple[Span | None, int]) -> Span | None:
+    """The span holding every non-empty one of ``(span, rows)``; ``None`` (read
+    everything) when one with rows has no span."""
+    held = [span for span, rows in spans if rows]
+    if not held or any(span is None for span in held):
+        return None
+    return Span.around(min(sp.low for sp in held if sp), max(sp.high for sp in held if sp))
+
+
 def _small(df: DataFrame) -> DataFrame:
     """The small side of a join between scratch frames, hashed (a shuffled
     hash join; the hint also keeps Spark from broadcasting it: a broadcast is
@@ -268,7 +284,8 @@ class IncrementalReachability:
         self._state = KeyedTables.of({
             "roots": Table.empty(nodes, ("node",)),
             "edges": Table.empty(edges, ("src", "dst"), layouts=(("src",), ("dst",))),
-            "live": Table.empty(self._ranked(), ("node",), ("rank",))})
+            "live": Table.empty(self._ranked(), ("node",), ("rank",)),
+            "segments": Table.empty(segments.empty(nodes), segments.KEY, segments.VALUES, segments.LAYOUTS)})
 
     # --- frames ------------------------------------------------------------------
 
@@ -281,11 +298,13 @@ class IncrementalReachability:
 
     @staticmethod
     def _built(roots: DataFrame, edges: DataFrame, live: DataFrame) -> KeyedTables:
-        """New tables (written here)."""
+        """New tables (written here), the segments built from the written roots and edges."""
+        roots_t = Table.build(roots, ("node",))
+        edges_t = Table.build(edges, ("src", "dst"), layouts=(("src",), ("dst",)))
+        built = segments.build(roots_t.bases[0], edges_t.bases[0], _computed)
         return KeyedTables.of({
-            "roots": Table.build(roots, ("node",)),
-            "edges": Table.build(edges, ("src", "dst"), layouts=(("src",), ("dst",))),
-            "live": Table.build(live, ("node",), ("rank",))})
+            "roots": roots_t, "edges": edges_t, "live": Table.build(live, ("node",), ("rank",)),
+            "segments": Table.build(built, segments.KEY, segments.VALUES, segments.LAYOUTS)})
 
     def _swap(self, state: KeyedTables) -> None:
         """Make ``state`` (every table already written) the engine's, all at once."""
@@ -330,7 +349,10 @@ class IncrementalReachability:
         the stored state (e.g. saved by a previous run): written and partitioned
         once, swapped in at the end. The caller vouches that ``live`` is the
         fixpoint of the two with ranks satisfying FIX-DEC-RANK-INVARIANT."""
-        self._swap(self._built(roots.select("node"), edges.select("src", "dst"), live.select("node", "rank")))
+        with self._scratch.collecting():
+            state = self._built(roots.select("node"), edges.select("src", "dst"), live.select("node", "rank"))
+        self._scratch.release()
+        self._swap(state)
 
     # --- observations ------------------------------------------------------------
 
@@ -381,6 +403,11 @@ class IncrementalReachability:
         if edges is None:
             given = self._state.replaced({"roots": Table.build(roots, ("node",)),
                                           "live": Table.build(self._ranked(), ("node",), ("rank",))})
+            # a segment's members are no roots when built: one that is now was added, its link broken
+            rooted = given.patched("segments").join(given.current("roots"), ["node"])
+            given = given.with_changes({"segments": (
+                segments.marked(rooted, rooted.select("node", F.lit(True).alias("cb"), F.lit(False).alias("ca")))
+                .withColumn("present", F.lit(True)), given.rows("roots"))})
         else:
             given = self._built(roots, edges, self._ranked())
         out = given.patched("edges")
@@ -476,13 +503,18 @@ class _BatchSpans:
     new_roots: Span | None
     lost: Span | None  # the nodes losing support: removed roots, targets of removed edges
     gained: Span | None  # the nodes an addition names: new roots, both ends of new edges
+    marked: Span | None  # the nodes whose segments the batch may break (:func:`segments.marks`)
+    n_marked: int
 
     @classmethod
     def of(cls, rows: Sequence[tuple[str, Any, Any]]) -> _BatchSpans:
+        marked = list(dict.fromkeys([v for kind, _, v in rows if kind in ("E+", "E-", "R+")]
+                                    + [u for kind, u, _ in rows if kind == "E+"]))
         return cls(roots=Span.of([r for kind, r, _ in rows if kind in ("R+", "R-")]),
                    new_roots=Span.of([r for kind, r, _ in rows if kind == "R+"]),
                    lost=Span.of([v for kind, _, v in rows if kind in ("R-", "E-")]),
-                   gained=Span.of([n for kind, u, v in rows if kind in ("R+", "E+") for n in (u, v)]))
+                   gained=Span.of([n for kind, u, v in rows if kind in ("R+", "E+") for n in (u, v)]),
+                   marked=Span.of(marked), n_marked=len(marked))
 
 
 class _TurnedLarge(Exception):
@@ -500,6 +532,10 @@ class _Update:
         self.n_dead = 0
         self.work = Work()
         self.live = _Live(state.patched("live"))
+        #: the segments, by node and by segment, patched with the batch's marks in :meth:`run`
+        self.segments = (state.patched("segments", 0), state.patched("segments", 1))
+        self.marked: DataFrame | None = None  # the index rows the batch marks
+        self.n_marked = 0  # at most this many
         self.dead: list[tuple[DataFrame, int]] = []  # the cascade's dead, per round
         self.dead_preds: list[DataFrame] = []  # their in-edges, (node, src, srank), per round
         self.settled: list[DataFrame] = []  # (node, rank) settled by expansions
@@ -512,6 +548,9 @@ class _Update:
         s = self.state
         roots, out_edges, in_edges = s.patched("roots"), s.patched("edges", 0), s.patched("edges", 1)
         net, t = self.net_roots(batch, counts, roots, spans.roots)
+        if spans.n_marked:
+            self.mark(batch, spans.marked)
+            self.n_marked = spans.n_marked
         gone_roots = net.where("kind = 'R-'").select(F.col("src").alias("node"))
         new_roots = net.where("kind = 'R+'").select(F.col("src").alias("node"))
         gone_edges = net.where("kind = 'E-'").select("src", "dst")
@@ -556,6 +595,27 @@ class _Update:
                           .select("kind", "src", "dst"),
                           **{k: _count_if(F.col("kind") == k) for k in ("R+", "R-")})
         return net, {**counts, **t}
+
+    def mark(self, batch: DataFrame, span: Span | None) -> None:
+        """The segments as the batch leaves them: the named elements' rows
+        marked where the batch breaks their segments (computed by the first
+        job that reads the segments; written with the new tables)."""
+        by_node, by_seg = self.segments
+        named = segments.marks(batch)
+        self.marked = once(segments.marked(by_node.join(named.select("node"), ["node"], span=span), named))
+        self.segments = (by_node.without(self.marked).plus(self.marked),
+                         by_seg.without(self.marked).plus(self.marked))
+
+    def anchored(self, nodes: DataFrame, span: Span | None) -> DataFrame:
+        """Of ``nodes (node, …)`` (within ``span``), those with segment members
+        after them: ``(anchor, seg, apos, …)`` (:func:`segments.anchors`)."""
+        rows = self.segments[0].join(nodes.select("node").distinct(), ["node"], span=span)
+        return once(segments.anchors(rows.join(nodes, "node")))
+
+    def following(self, anchored: DataFrame, seg_span: Span | None) -> DataFrame:
+        """``(node, anchor, offset)``: the members after each anchor up to a break."""
+        rows = self.segments[1].matching(anchored.select("seg"), ["seg"], seg_span)
+        return segments.following(rows, anchored)
 
     # --- contraction (FIX-ALG-CONTRACT, corrected) -----------------------------------
 
@@ -616,10 +676,12 @@ class _Update:
         # candidates, so the candidates' span bounds the read of the out-edges
         succ = once(out_edges.join(dying.select(F.col("node").alias("src")), ["src"], span=span)
                     .select(F.col("dst").alias("node")))
-        (t, _), (s, succ_span) = _measured(
+        anchored = self.anchored(dying, span)
+        (t, _), (s, succ_span), (a, seg_span) = _measured(
             (status, None, {"candidates": F.count(F.lit(1)), "preds": F.sum("preds"),
                             "dying": _count_if(~F.col("ok"))}),
-            (succ, F.col("node"), {"n": F.count(F.lit(1))}))
+            (succ, F.col("node"), {"n": F.count(F.lit(1))}),
+            (anchored, F.col("seg"), {"n": F.count(F.lit(1))}))
         self.work.elements_visited += t["candidates"]
         self.work.edges_scanned += t["preds"]
         k = t["dying"]
@@ -633,7 +695,26 @@ class _Update:
                                .select("node", "src", "srank"))
         self.live.take_out(dying)
         self.work.edges_scanned += s["n"]
-        return succ, s["n"], succ_span
+        if not a["n"]:
+            return succ, s["n"], succ_span
+        # the members after the dead in their segments die with them (their one deriver is
+        # dead): found by one job, and their successors by another, instead of a round each
+        gone, g, gone_span = _spanned(self.following(anchored, seg_span).select("node").distinct()
+                                      .join(dying, "node", "left_anti"), F.col("node"), n=F.count(F.lit(1)))
+        if not g["n"]:
+            return succ, s["n"], succ_span
+        self.n_dead += g["n"]
+        if self.n_dead >= self.limit:
+            raise _TurnedLarge
+        self.dead.append((gone, g["n"]))
+        self.live.take_out(gone)
+        self.work.elements_visited += g["n"]
+        after, s2, after_span = _spanned(
+            out_edges.join(gone.select(F.col("node").alias("src")), ["src"], span=gone_span)
+            .select(F.col("dst").alias("node")), F.col("node"), n=F.count(F.lit(1)))
+        self.work.edges_scanned += s2["n"]
+        return (succ.unionByName(after), s["n"] + s2["n"],
+                _hull((succ_span, s["n"]), (after_span, s2["n"])))
 
     # --- expansion (FIX-ALG-EXPAND, corrected) ----------------------------------------
 
@@ -664,26 +745,65 @@ class _Update:
     def expand(self, pending: DataFrame, n: int, m: int, span: Span | None, out_edges: Patched) -> None:
         """Rounds in rank order, from ``pending`` (not live, one row per node,
         ``n`` rows, least rank ``m``, nodes within ``span``): settle every
-        element of rank ``m``, offer ``m + 1`` to its successors that are not live."""
+        element of rank ``m``, offer ``m + 1`` to its successors that are not
+        live; the segment members after a settled element settle with it, at
+        its rank plus their distance (their one deriver decides them), and
+        offer to their successors in turn."""
         while n:
             if n >= self.limit:  # every pending element is reachable: at least n to settle
                 raise _TurnedLarge
             self.work.rounds += 1
-            now = pending.where(F.col("rank") == m)
-            self.live.put(now)
-            self.settled.append(now)
-            offers = (out_edges.join(now.select(F.col("node").alias("src")), ["src"], span=span)
-                      .select(F.col("dst").alias("node"), F.lit(m + 1).cast("bigint").alias("rank"),
-                              F.lit(1).alias("hit")))
+            now = pending.where(F.col("rank") == m).select("node", "rank")
+            self.settle(now)
             later = pending.where(F.col("rank") > m).select("node", "rank", F.lit(0).alias("hit"))
-            grouped = once(later.unionByName(offers).groupBy("node").agg(F.min("rank").alias("rank"),
-                                                                        F.sum("hit").alias("hits")))
-            live = self.live.ranks(grouped).select("node", F.lit(True).alias("live"))
-            marked, t, span = _spanned(grouped.join(live, "node", "left"), F.when(F.col("live").isNull(), F.col("node")),
-                                       scanned=F.sum("hits"), n=_count_if(F.col("live").isNull()),
-                                       m=F.min(F.when(F.col("live").isNull(), F.col("rank"))))
-            self.work.edges_scanned += t["scanned"]
-            pending, n, m = marked.where(F.col("live").isNull()).select("node", "rank"), t["n"], t["m"]
+            anchored = self.anchored(now, span)
+            settled_rank = m
+            pending, t, span, a, seg_span = self.pending(later, self.offers(now, span, out_edges), anchored)
+            n, m = t["n"], t["m"]
+            if not a["n"]:
+                continue
+            ahead, k, ahead_span = _spanned(
+                self.following(anchored, seg_span).groupBy("node").agg(
+                    (F.min("offset") + settled_rank).alias("rank")).join(now, "node", "left_anti"),
+                F.col("node"), n=F.count(F.lit(1)))
+            if not k["n"]:
+                continue
+            if n + k["n"] >= self.limit:
+                raise _TurnedLarge
+            self.settle(ahead)
+            again = pending.select("node", "rank", F.lit(0).alias("hit"))
+            pending, t, span, _, _ = self.pending(again, self.offers(ahead, ahead_span, out_edges), None)
+            n, m = t["n"], t["m"]
+
+    def settle(self, ranked: DataFrame) -> None:
+        self.live.put(ranked)
+        self.settled.append(ranked)
+
+    @staticmethod
+    def offers(settled: DataFrame, span: Span | None, out_edges: Patched) -> DataFrame:
+        """``(node, rank, hit)``: each successor of a settled element offered its rank + 1."""
+        return (out_edges.join(settled.select(F.col("node").alias("src"), F.col("rank").alias("srank")), ["src"],
+                               span=span)
+                .select(F.col("dst").alias("node"), (F.col("srank") + 1).alias("rank"), F.lit(1).alias("hit")))
+
+    def pending(self, later: DataFrame, offers: DataFrame, anchored: DataFrame | None) -> tuple[
+            DataFrame, dict[str, int], Span | None, dict[str, int], Span | None]:
+        """The elements still to settle (``later`` and the ``offers``, least rank
+        each, live ones dropped), measured by one job: ``n``, least rank ``m``,
+        edges ``scanned``, their span; and the count and segment span of ``anchored``."""
+        grouped = once(later.unionByName(offers).groupBy("node").agg(F.min("rank").alias("rank"),
+                                                                    F.sum("hit").alias("hits")))
+        live = self.live.ranks(grouped).select("node", F.lit(True).alias("live"))
+        marked = once(grouped.join(live, "node", "left"))
+        measures: list[Measure] = [(marked, F.when(F.col("live").isNull(), F.col("node")),
+                                    {"scanned": F.sum("hits"), "n": _count_if(F.col("live").isNull()),
+                                     "m": F.min(F.when(F.col("live").isNull(), F.col("rank")))})]
+        if anchored is not None:
+            measures.append((anchored, F.col("seg"), {"n": F.count(F.lit(1))}))
+        measured = _measured(*measures)
+        (t, span), (a, seg_span) = measured[0], (measured[1] if anchored is not None else ({"n": 0}, None))
+        self.work.edges_scanned += t["scanned"]
+        return marked.where(F.col("live").isNull()).select("node", "rank"), t, span, a, seg_span
 
     # --- the new state and the output delta ----------------------------------------------
 
@@ -711,5 +831,7 @@ class _Update:
                     .unionByName(reranked.select("node", "rank", F.lit(True).alias("present"))))
             rows += k
         changes["live"] = (live, rows)
+        if self.marked is not None:
+            changes["segments"] = (self.marked.withColumn("present", F.lit(True)), self.n_marked)
         state = self.state.with_changes(changes)
         return state, FixpointDelta(added, removed, t["added"], t["removed"], self.work)
