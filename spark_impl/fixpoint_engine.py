@@ -17,7 +17,8 @@ never nodes:
   FIX-DEC-SPARK-STATE): ``roots (node)``; the edges twice, partitioned by
   source (``stepFwd``) and by target (``stepInv``, the paper's maintained
   index), so a round shuffles the frontier, not the edges; ``live (node,
-  rank)`` partitioned by node;
+  rank)`` partitioned by node; the segments (:mod:`spark_impl.segments`),
+  partitioned by node and by segment;
 * a frontier is a DataFrame, the small side of shuffled hash joins onto the
   tables' layout; nothing is broadcast and no runtime Bloom filter is built
   (:mod:`spark_impl.join_scope`: each is a Spark job of its own, which made a
@@ -38,8 +39,13 @@ never nodes:
   the output delta, the write: two scans of the edges), whatever the graph's
   size (``tests/spark/test_fixpoint.py``; figures by
   ``benchmarks.reach_engine_bench``). A cascade round is one job, the
-  successors of its dead computed with them (``_measured``): cutting off a
-  chain of 32 nodes is 35 jobs (it was 67).
+  successors of its dead computed with them (``_measured``). A path of
+  elements each with one in-edge, from the one before, is a segment
+  (:mod:`spark_impl.segments`): the members after an element that dies die
+  with it, found by one more job (their successors by another), and the
+  members after an element that settles settle with it, so cutting off a
+  chain of 32 nodes is 7 jobs (it was 35 with a round per node, 67 before
+  that) and hanging it back 6.
   Spark has no index, but the stored bases are sorted within their
   partitions and the cache keeps each batch's least and greatest key: a join
   whose probe's span the driver knows (from the batch's own rows, or from
@@ -59,8 +65,10 @@ never nodes:
   the dead with a surviving deriver are the frontier of an expansion;
 * expansion settles elements in rank order, one rank per round (a round
   settles every tentative element of the least tentative rank), which is the
-  reference's priority-queue order, so ranks agree with it exactly. (Rounds
-  that also followed in-degree-1 paths a few hops inside their own job were
+  reference's priority-queue order, so ranks agree with it exactly; a
+  segment's members settle with their anchor at its rank plus their
+  distance, the rank their one deriver gives them. (Rounds that followed
+  in-degree-1 paths a few hops inside their own job, without an index, were
   tried and measured slower: a chain of 32 in 11 jobs instead of 35, but
   41 s against 24 s to cut it off at 10^5 edges; README, chains);
 * an update writes its new tables first and swaps them in at the end (atomic:

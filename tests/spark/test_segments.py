@@ -23,7 +23,7 @@ def _chain(name: str, length: int, start: str = "R") -> list[Edge]:
     return list(zip(nodes[:-1], nodes[1:], strict=True))
 
 
-@pytest.mark.spec("FIX-ALG-CONTRACT", "FIX-ALG-EXPAND", evidence="example")
+@pytest.mark.spec("FIX-DEC-SPARK-SEGMENTS", "FIX-ALG-CONTRACT", "FIX-ALG-EXPAND", evidence="example")
 def test_a_chain_is_cut_off_and_hung_back_in_rounds_that_do_not_grow_with_it(spark: Any) -> None:
     """Chains of 6 and 20 below a root with other children: cutting a chain's head
     edge kills it, putting it back derives it at exact ranks, in the same number
@@ -85,7 +85,7 @@ def _random_batches(spark: Any, seed: int, batches: int) -> None:
         check_ranks(dict(obs.ranks), roots, edges)
 
 
-@pytest.mark.spec("FIX-DEC-REDERIVE-RANK", "FIX-DEC-BATCH", evidence="property")
+@pytest.mark.spec("FIX-DEC-SPARK-SEGMENTS", "FIX-DEC-REDERIVE-RANK", "FIX-DEC-BATCH", evidence="example")
 @pytest.mark.parametrize("seed", [1, 2])
 def test_random_batches_on_paths_match_the_reference(spark: Any, seed: int) -> None:
     """Seeded graphs of chains (8 batches each): delta, live set and ranks are the
@@ -93,7 +93,7 @@ def test_random_batches_on_paths_match_the_reference(spark: Any, seed: int) -> N
     _random_batches(spark, seed, 8)
 
 
-@pytest.mark.spec("FIX-DEC-REDERIVE-RANK", evidence="example")
+@pytest.mark.spec("FIX-DEC-SPARK-SEGMENTS", evidence="example")
 def test_paths_longer_than_a_segment_match_the_reference(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Built with one pointer-jumping round, a segment holds at most 3 elements:
     the rest of a longer path has no rows, and is crossed one round at a time."""
@@ -103,6 +103,7 @@ def test_paths_longer_than_a_segment_match_the_reference(spark: Any, monkeypatch
     _random_batches(spark, 3, 6)
 
 
+@pytest.mark.spec("FIX-DEC-SPARK-SEGMENTS", evidence="example")
 def test_the_index_holds_the_paths(spark: Any) -> None:
     """The rows ``make`` builds: each chain a segment from its head (the root's
     child is linked too when the root has no other child), roots never members,
