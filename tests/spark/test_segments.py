@@ -118,3 +118,27 @@ def test_the_index_holds_the_paths(spark: Any) -> None:
             for row in r._state.current("segments").collect()}
     assert rows == {"R": ("R", 0, 3), "a": ("R", 1, 3), "b": ("R", 2, 3), "c": ("R", 3, 3),
                     "e": ("e", 0, 1), "f": ("e", 1, 1), "Q": ("Q", 0, 1), "g": ("Q", 1, 1)}
+
+
+@pytest.mark.spec("FIX-DEC-SPARK-SEGMENTS", evidence="example")
+def test_a_member_made_a_root_by_a_bulk_batch_breaks_its_segment(spark: Any) -> None:
+    """R -> a -> b -> c -> d (one segment below R's other child x aside): b made a
+    root by a batch taken from scratch is marked, so cutting a off later kills a
+    alone (unmarked, a's segment would take the root b and c, d with it)."""
+    from spark_impl.fixpoint_engine import BULK_ROWS, BULK_SHARE, IncrementalReachability
+
+    edges = [("R", "x"), ("R", "a"), ("a", "b"), ("b", "c"), ("c", "d")]
+    r = IncrementalReachability(spark)
+    r.make(spark.createDataFrame([("R",)], "node string"), spark.createDataFrame(edges, "src string, dst string"))
+    assert {row["node"] for row in r._state.current("segments").collect()} == {"a", "b", "c", "d"}
+    r.bulk_rows, r.bulk_share = 1, 0.0  # every batch from scratch
+    made_root = r.apply(add_roots=["b"])
+    assert made_root.work.from_scratch and made_root.added == made_root.removed == set()
+    r.bulk_rows, r.bulk_share = BULK_ROWS, BULK_SHARE
+    cut = r.apply(remove_edges=[("R", "a")])
+    assert (cut.removed, cut.added) == ({"a"}, set())
+    # the batch from scratch ranked c and d from b (1, 2): exact distances, where the
+    # reference's incremental update keeps 3 and 4; both keep the rank invariant
+    ranks = {row["node"]: row["rank"] for row in r.current().collect()}
+    assert ranks == {"R": 0, "x": 1, "b": 0, "c": 1, "d": 2}
+    check_ranks(ranks, {"R", "b"}, set(edges) - {("R", "a")})
