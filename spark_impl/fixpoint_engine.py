@@ -511,18 +511,21 @@ class _BatchSpans:
     new_roots: Span | None
     lost: Span | None  # the nodes losing support: removed roots, targets of removed edges
     gained: Span | None  # the nodes an addition names: new roots, both ends of new edges
-    marked: Span | None  # the nodes whose segments the batch may break (:func:`segments.marks`)
+    #: the nodes whose segments the batch may break (:func:`segments.marks`), marked before
+    #: them (targets of added and removed edges, new roots) and after them (sources of added edges)
+    marked_before: Span | None
+    marked_after: Span | None
     n_marked: int
 
     @classmethod
     def of(cls, rows: Sequence[tuple[str, Any, Any]]) -> _BatchSpans:
-        marked = list(dict.fromkeys([v for kind, _, v in rows if kind in ("E+", "E-", "R+")]
-                                    + [u for kind, u, _ in rows if kind == "E+"]))
+        before = [v for kind, _, v in rows if kind in ("E+", "E-", "R+")]
+        after = [u for kind, u, _ in rows if kind == "E+"]
         return cls(roots=Span.of([r for kind, r, _ in rows if kind in ("R+", "R-")]),
                    new_roots=Span.of([r for kind, r, _ in rows if kind == "R+"]),
                    lost=Span.of([v for kind, _, v in rows if kind in ("R-", "E-")]),
                    gained=Span.of([n for kind, u, v in rows if kind in ("R+", "E+") for n in (u, v)]),
-                   marked=Span.of(marked), n_marked=len(marked))
+                   marked_before=Span.of(before), marked_after=Span.of(after), n_marked=len(before) + len(after))
 
 
 class _TurnedLarge(Exception):
@@ -543,7 +546,6 @@ class _Update:
         #: the segments, by node and by segment, patched with the batch's marks in :meth:`run`
         self.segments = (state.patched("segments", 0), state.patched("segments", 1))
         self.marked: DataFrame | None = None  # the index rows the batch marks
-        self.n_marked = 0  # at most this many
         self.dead: list[tuple[DataFrame, int]] = []  # the cascade's dead, per round
         self.dead_preds: list[DataFrame] = []  # their in-edges, (node, src, srank), per round
         self.settled: list[DataFrame] = []  # (node, rank) settled by expansions
@@ -557,8 +559,7 @@ class _Update:
         roots, out_edges, in_edges = s.patched("roots"), s.patched("edges", 0), s.patched("edges", 1)
         net, t = self.net_roots(batch, counts, roots, spans.roots)
         if spans.n_marked:
-            self.mark(batch, spans.marked)
-            self.n_marked = spans.n_marked
+            self.mark(batch, spans)
         gone_roots = net.where("kind = 'R-'").select(F.col("src").alias("node"))
         new_roots = net.where("kind = 'R+'").select(F.col("src").alias("node"))
         gone_edges = net.where("kind = 'E-'").select("src", "dst")
@@ -604,13 +605,19 @@ class _Update:
                           **{k: _count_if(F.col("kind") == k) for k in ("R+", "R-")})
         return net, {**counts, **t}
 
-    def mark(self, batch: DataFrame, span: Span | None) -> None:
+    def mark(self, batch: DataFrame, spans: _BatchSpans) -> None:
         """The segments as the batch leaves them: the named elements' rows
         marked where the batch breaks their segments (computed by the first
-        job that reads the segments; written with the new tables)."""
+        job that reads the segments; written with the new tables). Elements
+        marked before and after are looked up apart, each within its own
+        span (a new edge from an old node to a new one names two far-apart
+        ids, whose common span would read most of the index)."""
         by_node, by_seg = self.segments
-        named = segments.marks(batch)
-        self.marked = once(segments.marked(by_node.join(named.select("node"), ["node"], span=span), named))
+        named = once(segments.marks(batch))
+        rows = (by_node.join(named.where("cb").select("node"), ["node"], span=spans.marked_before)
+                .unionByName(by_node.join(named.where("ca and not cb").select("node"), ["node"],
+                                          span=spans.marked_after)))
+        self.marked = once(segments.marked(rows, named))
         self.segments = (by_node.without(self.marked).plus(self.marked),
                          by_seg.without(self.marked).plus(self.marked))
 
@@ -825,8 +832,12 @@ class _Update:
                  .unionByName(dead.select("node", F.lit(None).cast("bigint").alias("rank"), F.lit(0).alias("s"),
                                           F.lit(1).alias("d")))
                  .groupBy("node").agg(F.max("rank").alias("rank"), F.max("s").alias("s"), F.max("d").alias("d")))
-        both, t = _scratch(sides, settled=F.sum("s"), added=_count_if((F.col("s") == 1) & (F.col("d") == 0)),
-                           removed=_count_if((F.col("s") == 0) & (F.col("d") == 1)))
+        both = once(sides)
+        # and, by the same job, how many index rows the batch marked (most batches name no member)
+        marked = [] if self.marked is None else [(self.marked, None, {"n": F.count(F.lit(1))})]
+        (t, _), *counted = _measured(
+            (both, None, {"settled": F.sum("s"), "added": _count_if((F.col("s") == 1) & (F.col("d") == 0)),
+                          "removed": _count_if((F.col("s") == 0) & (F.col("d") == 1))}), *marked)
         self.work.elements_visited += t["settled"]
         # settled elements were not live, or were dead and re-derived (FIX-DEC-BATCH's exact delta)
         added = both.where("s = 1 and d = 0").select("node")
@@ -839,7 +850,7 @@ class _Update:
                     .unionByName(reranked.select("node", "rank", F.lit(True).alias("present"))))
             rows += k
         changes["live"] = (live, rows)
-        if self.marked is not None:
-            changes["segments"] = (self.marked.withColumn("present", F.lit(True)), self.n_marked)
+        if self.marked is not None and counted[0][0]["n"]:
+            changes["segments"] = (self.marked.withColumn("present", F.lit(True)), counted[0][0]["n"])
         state = self.state.with_changes(changes)
         return state, FixpointDelta(added, removed, t["added"], t["removed"], self.work)
