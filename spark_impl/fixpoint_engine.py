@@ -156,11 +156,11 @@ class FixpointDelta:
 
     @cached_property
     def added(self) -> set[Any]:
-        return {r["node"] for r in self.added_frame.collect()}
+        return {r["node"] for r in self.added_frame.collect()}  # an observation: small deltas only
 
     @cached_property
     def removed(self) -> set[Any]:
-        return {r["node"] for r in self.removed_frame.collect()}
+        return {r["node"] for r in self.removed_frame.collect()}  # an observation: small deltas only
 
 
 TABLES = ("roots", "edges", "live")
@@ -215,7 +215,7 @@ def _measured(*measures: Measure) -> list[tuple[dict[str, int], Span | None]]:
     merged = parts[0]
     for part in parts[1:]:
         merged = merged.unionByName(part, allowMissingColumns=True)
-    rows = {row["measure"]: row for row in merged.collect()}
+    rows = {row["measure"]: row for row in merged.collect()}  # one row of counts per measure
     out = []
     for i, (_, node, aggs) in enumerate(measures):
         row = rows[i]
@@ -233,10 +233,11 @@ def _computed(df: DataFrame, condition: Column) -> tuple[DataFrame, int]:
 def _hull(*spans: tuple[Span | None, int]) -> Span | None:
     """The span holding every non-empty one of ``(span, rows)``; ``None`` (read
     everything) when one with rows has no span."""
-    held = [span for span, rows in spans if rows]
-    if not held or any(span is None for span in held):
+    with_rows = [span for span, rows in spans if rows]
+    held = [span for span in with_rows if span is not None]
+    if not held or len(held) < len(with_rows):
         return None
-    return Span.around(min(sp.low for sp in held if sp), max(sp.high for sp in held if sp))
+    return Span.around(min(span.low for span in held), max(span.high for span in held))
 
 
 def _small(df: DataFrame) -> DataFrame:
