@@ -16,6 +16,7 @@ exception makes the case *errored*.
 
 from __future__ import annotations
 
+import sys
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -171,20 +172,25 @@ def run_case(impl: Implementation, case: Case) -> CaseResult:
     return CaseResult(case.id, "result", tuple(observations))
 
 
-def run_lockstep(engine: LockstepEngine, cases: Sequence[Case]) -> list[CaseResult]:
+def run_lockstep(engine: LockstepEngine, cases: Sequence[Case],
+                 alone: Callable[[Case], CaseResult] | None = None) -> list[CaseResult]:
     """Run ``cases`` (one area) together on one lockstep engine; one result per case, in order.
 
     Round ``j`` gives the engine the ``j``-th operation of every case still running,
     one call per method (tags are positions in ``cases``); each answer is encoded as
-    :func:`run_case` encodes it. A refused ``declare`` ends its case; an engine call
-    that raises makes every case of that call *errored*.
+    :func:`run_case` encodes it. A refused ``declare`` ends its case. An engine call
+    that raises leaves the lockstep run: each case of that call is run again from its
+    start by ``alone`` (a fresh engine of its own, :func:`run_case`), so a failure is
+    reported only for the cases whose own run fails, each with its own cause; without
+    ``alone``, every case of that call is *errored*.
     """
     observations: list[list[Observation]] = [[] for _ in cases]
     ended: dict[int, str] = {}  # tag -> "" (ended by a refusal) or the crash message
+    rerun: dict[int, CaseResult] = {}  # tag -> its result when run alone
     for j in range(max((len(c.steps) for c in cases), default=0)):
         calls: dict[str, dict[int, tuple[Any, ...]]] = {}
         for i, case in enumerate(cases):
-            if i in ended or j >= len(case.steps):
+            if i in ended or i in rerun or j >= len(case.steps):
                 continue
             try:
                 call = decode(case.area, case.steps[j], case.setup)
@@ -197,8 +203,14 @@ def run_lockstep(engine: LockstepEngine, cases: Sequence[Case]) -> list[CaseResu
         for method, batch in calls.items():
             try:
                 answers = getattr(engine, method)(batch)
-            except Exception as exc:  # noqa: BLE001 - every case of the call errored
-                ended.update({i: _crash(exc) for i in batch})
+            except Exception as exc:  # noqa: BLE001 - the cases of the call leave the lockstep run
+                if alone is None:
+                    ended.update({i: _crash(exc) for i in batch})
+                    continue
+                print(f"incspec conform: the lockstep call {method!r} of {len(batch)} "
+                      f"{cases[next(iter(batch))].area} case(s) failed ({_crash(exc).splitlines()[0]}); "
+                      "running each of them alone", file=sys.stderr)
+                rerun.update({i: alone(cases[i]) for i in batch})
                 continue
             for i in batch:
                 if i not in answers:
@@ -209,5 +221,6 @@ def run_lockstep(engine: LockstepEngine, cases: Sequence[Case]) -> list[CaseResu
                         ended[i] = ""
                 else:
                     observations[i].append(encode(cases[i].area, method, answers[i]))
-    return [CaseResult(c.id, "errored", tuple(observations[i]), message=ended[i]) if ended.get(i)
+    return [rerun[i] if i in rerun
+            else CaseResult(c.id, "errored", tuple(observations[i]), message=ended[i]) if ended.get(i)
             else CaseResult(c.id, "result", tuple(observations[i])) for i, c in enumerate(cases)]

@@ -70,7 +70,10 @@ class InProcess:
         return self._bounded(lambda: [driver.run_case(self.impl, case)], [case])
 
     def _run_together(self, engine: LockstepEngine, cases: Sequence[Case]) -> list[CaseResult]:
-        return self._bounded(lambda: driver.run_lockstep(engine, cases), cases)
+        def alone(case: Case) -> CaseResult:  # a case whose lockstep call failed runs on its own
+            return driver.run_case(self.impl, case)
+
+        return self._bounded(lambda: driver.run_lockstep(engine, cases, alone), cases)
 
     def _lockstep_batches(self, cases: Sequence[Case]) -> list[tuple[LockstepEngine, list[Case]]]:
         offer: Callable[[str], LockstepEngine | None] | None = getattr(self.impl, "lockstep_engine", None)

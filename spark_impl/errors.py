@@ -24,13 +24,32 @@ class SparkEngineError(Exception):
         self.message = message or error_class
 
 
-#: A Python worker that did not start within Spark's fixed timeout (a loaded machine): the
-#: micro-batch is uncommitted, so restarting the query from its checkpoint runs it again.
-TRANSIENT = "Python worker failed to connect back"
-#: how many times a query is restarted after :data:`TRANSIENT` before the error stands
+#: Failures of the machinery between the JVM and its Python workers, not of the data: a
+#: Python worker (an executor's, or the driver-side one Spark starts to check a
+#: ``transformWithStateInPandas`` operator's state schema) that did not connect back or
+#: authenticate in time on a loaded machine, or that died. The micro-batch they hit is
+#: uncommitted, so restarting the query from its checkpoint runs it again; one that fails
+#: the same way :data:`RETRIES` times in a row stands.
+TRANSIENT_MARKERS = (
+    "Python worker failed to connect back",            # the JVM gave up waiting for a worker
+    "waiting for the Python worker to connect back",   # the same, said by Spark 4's factory
+    "CANNOT_OPEN_SOCKET",                              # a worker could not reach the JVM in time
+    "Python worker exited unexpectedly",               # a worker died (killed, out of memory)
+    "Lost connection to Python daemon",
+    "STREAMING_PYTHON_RUNNER_INITIALIZATION_FAILURE",  # the driver-side worker's start failed
+)
+#: how many times a query is started for one micro-batch before a transient failure stands
 RETRIES = 3
 
 
 def transient(error: BaseException) -> bool:
-    """Whether ``error`` is :data:`TRANSIENT` (worth a restart from the checkpoint)."""
-    return TRANSIENT in str(error)
+    """Whether ``error`` is one of :data:`TRANSIENT_MARKERS` (worth a restart from the checkpoint)."""
+    text = str(error)
+    return any(marker in text for marker in TRANSIENT_MARKERS)
+
+
+def cause(error: BaseException) -> str:
+    """``error`` in one line: its first line that names a transient marker, else its first line."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()] or [type(error).__name__]
+    line = next((line for line in lines if any(m in line for m in TRANSIENT_MARKERS)), lines[0])
+    return line if len(line) <= 300 else line[:297] + "..."

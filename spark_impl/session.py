@@ -35,6 +35,12 @@ ENGINE_CONF: dict[str, str] = {
     # again (a chain of 8 cut off and hung back: 1188 and 364 compilations, about
     # 3 s; 0 and 0 from the second time on with the larger cache).
     "spark.sql.codegen.cache.maxEntries": "2048",
+    # How long a Python worker waits for the JVM to answer its connection and
+    # authentication (default 15 s). On a loaded machine the driver-side worker that
+    # transformWithStateInPandas starts for every query timed out here
+    # (CANNOT_OPEN_SOCKET), failing the query; the JVM's own wait for a worker to connect
+    # back is fixed at 10 s, so what remains is retried (spark_impl.errors.transient).
+    "spark.python.authenticate.socketTimeout": "120s",
 }
 
 #: Quiet logs from the first line: the JVM reads this before Spark starts.

@@ -14,14 +14,16 @@ the state is as before it: the caller may go on with the next batch.
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections.abc import Callable
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql.streaming.query import StreamingQuery
 from pyspark.sql.streaming.readwriter import DataStreamWriter
 
-from spark_impl.errors import RETRIES, transient
+from spark_impl.errors import RETRIES, cause, transient
 from spark_impl.hadoop_fs import HadoopFS
 from spark_impl.reduce_view import InvalidDelta, MaintainedView, invalid_delta_in, maintained_view
 from spark_impl.reducers import SparkReducer
@@ -33,6 +35,11 @@ Sink = Callable[[DataFrame, int], None]
 #: waiting for it ("Python worker failed to connect back").
 _STARTING = threading.Lock()
 
+#: seconds before the n-th restart after a transient failure, times n: a loaded machine gets
+#: a moment to catch up before the Python workers are started again
+RESTART_PAUSE = 1.0
+
+log = logging.getLogger(__name__)
 
 
 class ViewRunner:
@@ -85,8 +92,12 @@ class ViewRunner:
 
     def step(self, rows: DataFrame) -> None:
         """Apply one batch of ``k, v, w`` rows; raises
-        :class:`~spark_impl.reduce_view.InvalidDelta` (state kept)."""
-        self._start()
+        :class:`~spark_impl.reduce_view.InvalidDelta` (state kept).
+
+        A transient failure (:func:`~spark_impl.errors.transient`: a Python worker that did
+        not connect back in time, or died) restarts the query from its checkpoint, which runs
+        the uncommitted micro-batch again, up to :data:`~spark_impl.errors.RETRIES` times; a
+        failure that stands leaves the state as before the batch (its folder is emptied)."""
         name = f"batch-{self.batches:06d}"
         self.batches += 1
         target = f"{self.root}/input/{name}"
@@ -97,19 +108,22 @@ class ViewRunner:
 
     def _run(self, target: str) -> None:
         for attempt in range(1, RETRIES + 1):
-            query = self._start()
             self.refusal = None
             try:
-                query.processAllAvailable()
+                self._start().processAllAvailable()
                 return
             except Exception as error:  # noqa: BLE001 (a refusal is translated, the rest re-raised)
                 refused = self.refusal or invalid_delta_in(error)
                 if refused is not None:
                     self._skip(target)
                     raise refused from None
+                self.stop()  # the micro-batch was not committed: a restart runs it again
                 if not transient(error) or attempt == RETRIES:
+                    self._skip_after_failure(target)
                     raise
-                self.query = None  # the micro-batch was not committed: run it again
+                log.warning("%s: %s: attempt %d of %d failed (%s); restarting from the checkpoint",
+                            self.root, target.rsplit("/", 1)[-1], attempt, RETRIES, cause(error))
+                time.sleep(RESTART_PAUSE * attempt)
 
     def _skip(self, target: str) -> None:
         """Empty the refused batch's folder and re-run its micro-batch from the checkpoint."""
@@ -117,6 +131,15 @@ class ViewRunner:
         self.spark.createDataFrame([], self.schema).coalesce(1).write.parquet(target)
         self.query = None
         self._start().processAllAvailable()
+
+    def _skip_after_failure(self, target: str) -> None:
+        """After a failure that stands: the batch emptied, so the next step does not run it
+        again. Best effort: if this fails too, the first failure is the one to report."""
+        try:
+            self._skip(target)
+        except Exception as again:  # noqa: BLE001
+            log.warning("%s: could not empty the failed batch %s (%s)", self.root, target, cause(again))
+            self.stop()
 
     def committed(self) -> bool:
         """Whether a micro-batch has been committed (before one, the view is empty)."""
