@@ -9,6 +9,8 @@ wire's error classes), so a pipeline user reads the same word a case expects.
 
 from __future__ import annotations
 
+import logging
+import time
 from typing import Literal
 
 ErrorClass = Literal["invalid-delta", "ill-formed-reducer", "malformed-input", "no-fixpoint",
@@ -53,3 +55,22 @@ def cause(error: BaseException) -> str:
     lines = [line.strip() for line in str(error).splitlines() if line.strip()] or [type(error).__name__]
     line = next((line for line in lines if any(m in line for m in TRANSIENT_MARKERS)), lines[0])
     return line if len(line) <= 300 else line[:297] + "..."
+
+
+#: seconds before the n-th restart after a transient failure, times n: a loaded machine gets
+#: a moment to catch up before the Python workers are started again
+RESTART_PAUSE = 1.0
+
+log = logging.getLogger("spark_impl")
+
+
+def restart_after(error: BaseException, attempt: int, what: str) -> bool:
+    """Whether to start ``what`` again after ``error`` ended its ``attempt``-th run (1, 2,
+    ...): yes if the error is :func:`transient` and fewer than :data:`RETRIES` attempts
+    were made; then the cause is logged in one line and the restart paused."""
+    if not transient(error) or attempt >= RETRIES:
+        return False
+    log.warning("%s: attempt %d of %d failed (%s); starting it again",
+                what, attempt, RETRIES, cause(error))
+    time.sleep(RESTART_PAUSE * attempt)
+    return True

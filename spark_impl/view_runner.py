@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql.streaming.query import StreamingQuery
 from pyspark.sql.streaming.readwriter import DataStreamWriter
 
-from spark_impl.errors import RETRIES, cause, transient
+from spark_impl.errors import cause, restart_after
 from spark_impl.hadoop_fs import HadoopFS
 from spark_impl.reduce_view import InvalidDelta, MaintainedView, invalid_delta_in, maintained_view
 from spark_impl.reducers import SparkReducer
@@ -34,10 +33,6 @@ Sink = Callable[[DataFrame, int], None]
 #: launches a driver-side Python worker, and concurrent starts were seen to time out
 #: waiting for it ("Python worker failed to connect back").
 _STARTING = threading.Lock()
-
-#: seconds before the n-th restart after a transient failure, times n: a loaded machine gets
-#: a moment to catch up before the Python workers are started again
-RESTART_PAUSE = 1.0
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +102,9 @@ class ViewRunner:
         self._run(target)
 
     def _run(self, target: str) -> None:
-        for attempt in range(1, RETRIES + 1):
+        attempt = 0
+        while True:
+            attempt += 1
             self.refusal = None
             try:
                 self._start().processAllAvailable()
@@ -118,12 +115,9 @@ class ViewRunner:
                     self._skip(target)
                     raise refused from None
                 self.stop()  # the micro-batch was not committed: a restart runs it again
-                if not transient(error) or attempt == RETRIES:
+                if not restart_after(error, attempt, f"{self.root}: {target.rsplit('/', 1)[-1]}"):
                     self._skip_after_failure(target)
                     raise
-                log.warning("%s: %s: attempt %d of %d failed (%s); restarting from the checkpoint",
-                            self.root, target.rsplit("/", 1)[-1], attempt, RETRIES, cause(error))
-                time.sleep(RESTART_PAUSE * attempt)
 
     def _skip(self, target: str) -> None:
         """Empty the refused batch's folder and re-run its micro-batch from the checkpoint."""

@@ -31,7 +31,7 @@ from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 
-from spark_impl.errors import SparkEngineError
+from spark_impl.errors import SparkEngineError, restart_after
 from spark_impl.streams.assemble import Row, assemble
 from spark_impl.streams.kernels import Kernel, kernel
 from spark_impl.streams.operator import (
@@ -139,6 +139,21 @@ def run_jobs(spark: SparkSession, jobs: Sequence[Job], shuffle_partitions: int |
 
 def _query(spark: SparkSession, files: list[list[str]],
            shuffle_partitions: int | None) -> tuple[dict[str, list[Row]], Outcome]:
+    """The query over ``files``, run again from the start after a transient failure (a
+    Python worker that did not connect back, or died): its output is a function of the
+    files alone, and an attempt's partial output is dropped with its memory table."""
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            return _query_once(spark, files, shuffle_partitions)
+        except Exception as error:
+            if not restart_after(error, attempt, "stream query"):
+                raise
+
+
+def _query_once(spark: SparkSession, files: list[list[str]],
+                shuffle_partitions: int | None) -> tuple[dict[str, list[Row]], Outcome]:
     session = stream_session(spark, shuffle_partitions)
     base = os.environ.get("INCSPEC_STREAM_DIR") or None
     folder = tempfile.mkdtemp(prefix="incspec-stream-", dir=base)
@@ -155,10 +170,10 @@ def _query(spark: SparkSession, files: list[list[str]],
         collected: dict[str, list[Row]] = {}
         for r in session.sql(f"SELECT run, part, ord, value FROM {name}").collect():
             collected.setdefault(r["run"], []).append((int(r["part"]), int(r["ord"]), r["value"]))
-        session.catalog.dropTempView(name)
         batches = len({p["batchId"] for p in progress})
         return collected, Outcome([], batches, progress)
     finally:
+        session.catalog.dropTempView(name)
         shutil.rmtree(folder, ignore_errors=True)
         # the state store's background maintenance may still write snapshots there
         atexit.register(shutil.rmtree, folder, True)

@@ -9,8 +9,8 @@ the results of an undisturbed run, computed by hand or by the test's own fold.
 
 * a Python worker *really killed* (SIGKILL) while it folds a micro-batch;
 * the handshake's timeout, raised as PySpark raises it (the same error class and
-  message), once, inside the micro-batch of a lockstep conformance run and of a
-  pipeline run (the timeout itself cannot be provoked on demand).
+  message), once, inside the micro-batch of a lockstep conformance run, of a pipeline
+  run and of a stream query (the timeout itself cannot be provoked on demand).
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def test_a_python_worker_killed_mid_batch_is_restarted(spark: Any, tmp_path: Pat
 
     runner = ViewRunner(spark, killing_sum, "string", "bigint", f"file://{tmp_path}/view", sink)
     rows = "k string, v bigint, w bigint"
-    caplog.set_level(logging.WARNING, logger="spark_impl.view_runner")
+    caplog.set_level(logging.WARNING, logger="spark_impl")
     try:
         runner.step(spark.createDataFrame([("a", 3, 1), ("a", 5, 1), ("b", 1, 1)], rows))
         runner.step(spark.createDataFrame([("a", 99, 1), ("b", 1, -1)], rows))
@@ -109,7 +109,7 @@ def test_a_python_worker_killed_mid_batch_is_restarted(spark: Any, tmp_path: Pat
         assert seen[0] == {"a": "8", "b": "1"}
         assert seen[-1] == {"a": "107", "b": None}  # 3 + 5 + 99; b emptied leaves the view
         assert {r["key"]: r["accumulator"] for r in runner.read_view().collect()} == {"a": "107"}
-        restarts = [r.getMessage() for r in caplog.records if "restarting from the checkpoint" in r.getMessage()]
+        restarts = [r.getMessage() for r in caplog.records if "starting it again" in r.getMessage()]
         assert len(restarts) == 1 and "Python worker exited unexpectedly" in restarts[0], restarts
     finally:
         runner.stop()
@@ -126,13 +126,13 @@ def test_a_handshake_timeout_in_a_lockstep_run_changes_no_result(
 
     handle, calls = failing_once(ViewRunner._handle, at_call=2)
     monkeypatch.setattr(ViewRunner, "_handle", handle)
-    caplog.set_level(logging.WARNING, logger="spark_impl.view_runner")
+    caplog.set_level(logging.WARNING, logger="spark_impl")
     results = list(InProcess(implementation).run(CASES))
     assert len(calls) >= 3  # the failed call, then the same micro-batch again, and on
     for c, result in zip(CASES, results, strict=True):
         assert result.status == "result", result.message
         assert semantic(result.observations) == EXPECTED[c.id], c.id
-    restarts = [r.getMessage() for r in caplog.records if "restarting from the checkpoint" in r.getMessage()]
+    restarts = [r.getMessage() for r in caplog.records if "starting it again" in r.getMessage()]
     assert len(restarts) == 1 and "CANNOT_OPEN_SOCKET" in restarts[0], restarts
 
 
@@ -155,3 +155,20 @@ def test_a_handshake_timeout_in_a_pipeline_run_loses_nothing(
     published = sorted(p.name for p in (out / "reduce-min" / "changes").iterdir() if p.name.startswith("batch="))
     assert published == [f"batch={b}" for b in range(len(BATCHES))]
     assert any("transient failure" in line and "CANNOT_OPEN_SOCKET" in line for line in lines), lines
+
+
+def test_a_handshake_timeout_in_a_stream_query_changes_no_output(
+        spark: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """The stream area's query failing once with the handshake timeout is run again from
+    the start: the outputs are those of an undisturbed run."""
+    from spark_impl.stream_engine import SparkStreams
+    from spark_impl.streams import runner
+
+    original = runner._query_once
+    query_once, calls = failing_once(lambda _, *args: original(*args), at_call=1)
+    monkeypatch.setattr(runner, "_query_once", lambda *args: query_once(None, *args))
+    caplog.set_level(logging.WARNING, logger="spark_impl")
+    assert SparkStreams(spark).run("prefix_sum", {}, [[1, 2], [3]]) == (1, 3, 6)
+    assert len(calls) == 2
+    restarts = [r.getMessage() for r in caplog.records if "starting it again" in r.getMessage()]
+    assert len(restarts) == 1 and "CANNOT_OPEN_SOCKET" in restarts[0], restarts
