@@ -9,7 +9,7 @@
 Writes ``benchmarks/results/<name>.json`` (machine, parameters, raw
 per-batch timings, stored sizes, memory), ``<name>-reduce.png`` and
 ``<name>-reach.png``, and prints the tables (``python -m benchmarks.report``
-regenerates them, and the README's section, from the JSON).
+regenerates them, and the generated part of ``docs/performance.md``, from the JSON).
 
 Reduce: a collection of ``rows`` rows over ``rows/10`` keys (10 distinct
 values per key), uniform keys for the scaling series and Zipf-skewed keys at

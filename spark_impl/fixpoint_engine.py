@@ -70,7 +70,7 @@ never nodes:
   distance, the rank their one deriver gives them. (Rounds that followed
   in-degree-1 paths a few hops inside their own job, without an index, were
   tried and measured slower: a chain of 32 in 11 jobs instead of 35, but
-  41 s against 24 s to cut it off at 10^5 edges; README, chains);
+  41 s against 24 s to cut it off at 10^5 edges; CHANGELOG.md, chains);
 * an update writes its new tables first and swaps them in at the end (atomic:
   a failure leaves the old state; one that lost scratch blocks with an
   executor is run again, :meth:`IncrementalReachability._retrying`); ``make``, the first batch and any batch

@@ -4,7 +4,7 @@ The driver never touches the local disk for state or output: every path goes
 through Hadoop's ``FileSystem`` of the JVM, so a cluster path works as a local
 one. Atomic publication is *write aside, then rename*: a directory rename is
 atomic on HDFS and on local file systems (object stores need a committer;
-said in the README).
+said in docs/spark.md).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """§3.2 as printed (FIX-DEC-PRINTED-VARIANT): the pseudo-code of ``expand`` and
 ``contract`` exactly as the paper prints it, kept as *evidence*, not as the
-spec. Two gaps (papers/README item 3):
+spec. Two gaps (the two parts of FIX-CLAIM-PRINTED-CORRECT, refuted):
 
 * ``expand`` seeds its frontier with ``config'.base \\ state.current`` only, so
   an added edge (x, y) with x live and y not live is never followed

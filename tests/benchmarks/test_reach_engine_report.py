@@ -1,5 +1,5 @@
 """The reachability engine benchmark on a tiny graph: its JSON results file and the
-README table generated from it (a real run: the engine, the recompute, the checks)."""
+performance page's table generated from it (a real run: the engine, the recompute, the checks)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,10 @@
-"""Plots and README tables are generated from a results file (tiny real runs of the oracle)."""
+"""Plots and the performance page's tables are generated from a results file (tiny real runs
+of the oracle)."""
 
 from __future__ import annotations
 
+import json
+import re
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -71,13 +74,35 @@ def test_the_table_shows_each_median_and_ratio_of_the_results(results: dict[str,
         assert cells[5] == f"{naive / incremental:.3g}"
 
 
-def test_the_readme_section_is_replaced_between_markers(results: dict[str, Any]) -> None:
+def test_the_page_section_is_replaced_between_markers(results: dict[str, Any]) -> None:
     section = report.markdown(results, "benchmarks/results/tiny.json", {"reduce": "r.png"})
     assert "![reduce](r.png)" in section and "pathway-builtin (uniform) at 2,000: **skipped**: not installed" in section
     before = f"# Title\n\n## Performance\n\n{report.BEGIN}\nold table\n{report.END}\n\n## Next\n"
-    after = report.update_readme(before, section)
+    after = report.update_page(before, section)
     assert "old table" not in after and section in after
     assert after.startswith("# Title\n\n## Performance\n\n") and after.endswith(f"{report.END}\n\n## Next\n")
-    assert report.update_readme(after, section) == after  # idempotent
+    assert report.update_page(after, section) == after  # idempotent
     with pytest.raises(ValueError):
-        report.update_readme("no markers", section)
+        report.update_page("no markers", section)
+
+
+def test_the_page_links_its_plots_relative_to_itself(results: dict[str, Any], tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The generated part of docs/performance.md shows the plots of benchmarks/results/:
+    written into the page, a plot's link is relative to the page's folder."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "benchmarks" / "results").mkdir(parents=True)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "benchmarks" / "results" / "tiny.json").write_text(json.dumps(results))
+    (tmp_path / "benchmarks" / "results" / "tiny-reduce.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    assert report.plot_link("benchmarks/results/tiny-reduce.png", "docs/performance.md") == \
+        "../benchmarks/results/tiny-reduce.png"
+    assert report.plot_link("benchmarks/results/tiny-reduce.png", None) == "benchmarks/results/tiny-reduce.png"
+    page = tmp_path / "docs" / "performance.md"
+    page.write_text(f"# Performance\n\n{report.BEGIN}\n{report.END}\n")
+    assert report.main(["benchmarks/results/tiny.json", "--page", "docs/performance.md"]) == 0
+    text = page.read_text()
+    assert "--page docs/performance.md` (never edited by hand)" in text
+    link = re.search(r"!\[reduce\]\(([^)]+)\)", text)
+    assert link and link.group(1) == "../benchmarks/results/tiny-reduce.png"
+    assert (page.parent / link.group(1)).resolve() == (tmp_path / "benchmarks" / "results" / "tiny-reduce.png")

@@ -1,5 +1,5 @@
 """The Z-set ``iterate`` benchmark on a tiny graph: its JSON results file and the
-README table generated from it (a real run: the engine, both recomputes, the checks)."""
+performance page's table generated from it (a real run: the engine, both recomputes, the checks)."""
 
 from __future__ import annotations
 
