@@ -48,6 +48,8 @@ SOURCES = ("paper", "adversarial", "generated", "regression")
 #: Fields of a step that are expectations, not part of the operation sent to an implementation.
 EXPECTATION_FIELDS = ("expect", "cost")
 HASH_LENGTH = 8
+#: The widest line of a case file an array or object is kept on (indentation and key counted).
+CASE_FILE_WIDTH = 100
 
 
 def freeze(value: Any) -> Any:
@@ -103,6 +105,34 @@ class FrozenObject(Mapping[str, Any]):
 def canonical_json(value: Any) -> str:
     """One spelling of a JSON value: sorted keys, no spaces, UTF-8 kept."""
     return json.dumps(thaw(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def case_file_text(value: Any) -> str:
+    """The text of a case file holding the JSON value ``value``; every case file is written by it.
+
+    An array or object that fits on its line within :data:`CASE_FILE_WIDTH` characters
+    (indentation, key and trailing comma counted) stays on that line; a longer one has one
+    element per line, indented by 2 more. Keys keep their order, non-ASCII characters
+    are kept, and the text ends in a newline. ``json.loads`` gives ``value`` back: the
+    layout is not part of the content, so it changes no ID.
+    """
+    return "\n".join(_laid_out(value, "", "", "")) + "\n"
+
+
+def _laid_out(value: Any, indent: str, head: str, tail: str) -> list[str]:
+    """The lines of ``value`` at ``indent``, after ``head`` (a key) and before ``tail`` (a comma)."""
+    flat = json.dumps(value, ensure_ascii=False)
+    fits = len(indent) + len(head) + len(flat) + len(tail) <= CASE_FILE_WIDTH
+    if fits or not value or not isinstance(value, dict | list | tuple):
+        return [indent + head + flat + tail]
+    inner = indent + "  "
+    items = list(value.items()) if isinstance(value, dict) else [(None, v) for v in value]
+    opening, closing = ("{", "}") if isinstance(value, dict) else ("[", "]")
+    lines = [indent + head + opening]
+    for i, (key, item) in enumerate(items):
+        key_text = "" if key is None else json.dumps(key, ensure_ascii=False) + ": "
+        lines += _laid_out(item, inner, key_text, "," if i < len(items) - 1 else "")
+    return [*lines, indent + closing + tail]
 
 
 def content_hash(area: str, setup: Any, steps: Any, alternatives: Any = ()) -> str:

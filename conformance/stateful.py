@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule, run_state_machine_as_test
 
 from conformance import driver, reducers
-from conformance.cases_model import Case, Step, new_case
+from conformance.cases_model import Case, Step, case_file_text, new_case
 from conformance.compare import judge_semantics
 from conformance.generators import stream as stream_generator
 from conformance.generators import zset as zset_generator
@@ -132,7 +132,7 @@ class _Differential(RuleBasedStateMachine):
         if difference:
             path = self.regressions / self.area / f"{case.slug}.json"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(case.to_json(), indent=2, ensure_ascii=False) + "\n", "utf-8")
+            path.write_text(case_file_text(case.to_json()), "utf-8")
             raise Divergence(difference, path)
 
 
@@ -380,6 +380,6 @@ def minimize(impl: Implementation, area: str, found: Divergence) -> Divergence:
                     [{**s, "expect": e} for s, e in zip(steps, expected, strict=True)],
                     source="regression", alternatives=alternatives,
                     features=raw["features"], level=raw["level"])
-    found.path.write_text(json.dumps(case.to_json(), indent=2, ensure_ascii=False) + "\n", "utf-8")
+    found.path.write_text(case_file_text(case.to_json()), "utf-8")
     return Divergence(difference.split("\nregression case")[0], found.path)
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from conformance import generate
-from conformance.cases_model import Case, thaw
+from conformance.cases_model import Case, case_file_text, thaw
 from conformance.compare import semantic
 from conformance.loader import CaseFileError, case_files, load_cases, read_case
 from conformance.oracle import fixpoint as fixpoint_oracle
@@ -37,7 +37,7 @@ def test_a_stale_id_is_rejected(tmp_path: Path) -> None:
     raw = json.loads(case_files()[0].read_text(encoding="utf-8"))
     raw["steps"][-1]["expect"] = {"error": "invalid-delta"}  # changes what the case checks
     path = tmp_path / "edited.json"
-    path.write_text(json.dumps(raw), encoding="utf-8")
+    path.write_text(case_file_text(raw), encoding="utf-8")
     with pytest.raises(CaseFileError, match="does not match its content"):
         read_case(path)
 
@@ -46,7 +46,7 @@ def test_a_schema_violation_is_rejected(tmp_path: Path) -> None:
     raw = json.loads(case_files()[0].read_text(encoding="utf-8"))
     raw["level"] = "may"
     path = tmp_path / "bad.json"
-    path.write_text(json.dumps(raw), encoding="utf-8")
+    path.write_text(case_file_text(raw), encoding="utf-8")
     with pytest.raises(CaseFileError, match="level"):
         read_case(path)
 

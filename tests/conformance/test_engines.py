@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conformance import engines, results_page, runner
+from conformance.cases_model import case_file_text
 from conformance.execute import InProcess
 from conformance.implementations import resolve
 from conformance.loader import load_cases
@@ -51,7 +52,7 @@ def mutant_run(name: str, expectations: Path | None, tmp_path: Path) -> results_
         (reduce_cases / "reduce").mkdir(parents=True)
         for case in CASES:
             if case.area == "reduce":
-                (reduce_cases / "reduce" / f"{case.id}.json").write_text(json.dumps(case.to_json()))
+                (reduce_cases / "reduce" / f"{case.id}.json").write_text(case_file_text(case.to_json()))
     return results_page.run_engine(name, InProcess(resolve(f"mutant/{name}")), expectations, reduce_cases)
 
 

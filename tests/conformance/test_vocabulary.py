@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from conformance import api, reducers, vocabulary, zset_programs
+from conformance.cases_model import case_file_text
 from conformance.implementations import resolve
 from conformance.loader import CaseFileError, cases_root, load_cases, read_case
 from reference.differential.operators import AGGREGATES, FILTER_PREDICATES, MAP_FUNCTIONS
@@ -28,7 +29,7 @@ def test_every_case_feature_is_listed_and_every_listed_feature_is_used() -> None
 def test_the_loader_refuses_a_feature_not_in_the_list(tmp_path: Path) -> None:
     raw = json.loads((cases_root() / "reduce" / "sum-worked-example.json").read_text("utf-8"))
     path = tmp_path / "case.json"
-    path.write_text(json.dumps({**raw, "features": ["teleportation"]}), "utf-8")
+    path.write_text(case_file_text({**raw, "features": ["teleportation"]}), "utf-8")
     with pytest.raises(CaseFileError, match="features"):
         read_case(path)
 
