@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TextIO
 
-from conformance import engines, reports
+from conformance import released_engines, reports
 from conformance.adapters.subprocess_impl import ProtocolError, SubprocessImplementation
 from conformance.execute import Backend, Expectations, InProcess, Outcome, execute, exit_status
 from conformance.implementations import ImplementationNotFound, registered, resolve
@@ -169,8 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     backend: Backend
     if args.engine:
         try:
-            argv_, shipped_expectations = engines.command(args.engine)
-        except (KeyError, engines.EngineNotInstalled) as exc:
+            argv_, shipped_expectations = released_engines.command(args.engine)
+        except (KeyError, released_engines.EngineNotInstalled) as exc:
             print(f"incspec conform: {exc.args[0]}", file=sys.stderr)
             return 2
         backend = SubprocessImplementation(argv_, timeout=args.timeout if args.timeout is not None else DEFAULT_TIMEOUT)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "proofs": ("proofs_map.__main__:main", "print the proofs map (--check, --json)"),
     "conform": ("conformance.runner:main", "run the conformance suite against an implementation"),
-    "engines": ("conformance.engines:main", "install and run released engines by their shipped adapters"),
+    "engines": ("engines.cli:main", "install and run released engines by their shipped adapters"),
     "generate-cases": ("conformance.generate:main", "regenerate the generated case files from reference/"),
     "check-reducer": ("check_reducer.cli:main", "check a custom reducer before trusting it"),
     "pipeline": ("spark_impl.pipeline:main", "maintain views over change batches on Spark"),

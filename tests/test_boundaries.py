@@ -6,8 +6,10 @@ implementation reaches the suite only through its contract
 engines import no part of the suite at all (their adapters in
 ``spark_impl/protocol/`` translate their errors); the command line (``incspec``)
 is imported by none of the programs it dispatches to, and they do not import
-each other. Lazy imports inside functions and ``importlib.import_module("...")``
-calls count.
+each other, but for the Spark adapters and the released-engine tooling
+(``engines/``), which use the suite; the released engines' adapters import
+nothing of the project. Lazy imports inside functions and
+``importlib.import_module("...")`` calls count.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC = {"conformance.protocols", "conformance.api"}
-PROGRAMS = ("conformance", "check_reducer", "proofs_map", "spark_impl")
+PROGRAMS = ("conformance", "check_reducer", "proofs_map", "spark_impl", "engines")
 
 
 def imports_in(source: str) -> Iterator[str]:
@@ -97,8 +99,14 @@ def test_the_programs_do_not_import_each_other_or_the_command_line(program: str)
     found = imports_of(program)
     assert reaching(found, "incspec") == {}
     for other in PROGRAMS:
-        if other != program and not (program == "spark_impl" and other == "conformance"):
+        if other != program and not (program in ("spark_impl", "engines") and other == "conformance"):
             assert reaching(found, other) == {}, other
+
+
+def test_the_suite_imports_nothing_of_the_engines_tooling() -> None:
+    """``engines/`` (``incspec engines``, the results page) runs the suite; the suite reads
+    ``engines/*/engine.json`` itself (``conformance.released_engines``) and imports none of it."""
+    assert reaching(imports_of("conformance"), "engines") == {}
 
 
 def test_every_subcommand_of_the_command_line_resolves() -> None:
@@ -111,10 +119,11 @@ def test_every_subcommand_of_the_command_line_resolves() -> None:
 
 
 def test_the_engine_adapters_import_nothing_of_the_project() -> None:
-    """An adapter in engines/ runs in the engine's own environment (pathway's virtual
-    environment, Node): it speaks the protocol and imports no package of the project."""
-    project = ("reference", "reference_impl", "conformance", "check_reducer", "proofs_map", "spark_impl", "incspec")
-    found = imports_of("engines")
+    """An adapter in a folder of engines/ runs in the engine's own environment (pathway's
+    virtual environment, Node): it speaks the protocol and imports no package of the project."""
+    project = ("reference", "reference_impl", "conformance", "check_reducer", "proofs_map", "spark_impl", "incspec",
+               "engines")
+    found = {f: ms for f, ms in imports_of("engines").items() if len(Path(f).parts) > 2}
     assert found, "no adapter found under engines/"
     assert {f: ms for f, ms in found.items()
             if any(m == p or m.startswith(p + ".") for m in ms for p in project)} == {}

@@ -9,18 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from conformance import engines, results_page, runner
+from conformance import released_engines, runner
 from conformance.cases_model import case_file_text
 from conformance.execute import InProcess
 from conformance.implementations import resolve
 from conformance.loader import load_cases
+from engines import results_page
 
 CASES = load_cases()
 IDS = {c.id for c in CASES}
 
 
 def test_every_shipped_engine_has_an_adapter_a_dependency_list_and_live_expectations() -> None:
-    shipped = engines.shipped()
+    shipped = released_engines.shipped()
     assert {"skip", "skip-per-key", "d2ts", "pathway", "pathway-custom"} <= set(shipped)
     for name, engine in shipped.items():
         deps = "package.json" if engine.installer == "npm" else "requirements.txt"
@@ -35,14 +36,14 @@ def test_every_shipped_engine_has_an_adapter_a_dependency_list_and_live_expectat
 
 def test_an_engine_is_installed_into_its_cache_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("INCSPEC_ENGINE_CACHE", str(tmp_path))
-    engine = engines.shipped()["skip"]
+    engine = released_engines.shipped()["skip"]
     assert engine.cache == tmp_path / "skip" and not engine.installed()
     assert engine.install_commands()[0][:4] == ["npm", "install", "--prefix", str(tmp_path / "skip")]
     assert "{cache}" not in " ".join(engine.command()) and str(tmp_path / "skip") in engine.command()
-    with pytest.raises(engines.EngineNotInstalled, match="incspec engines install skip"):
-        engines.command("skip")
+    with pytest.raises(released_engines.EngineNotInstalled, match="incspec engines install skip"):
+        released_engines.command("skip")
     assert runner.main(["--engine", "skip", "--no-progress"]) == 2
-    pip = engines.shipped()["pathway"]
+    pip = released_engines.shipped()["pathway"]
     assert [c[1:3] for c in pip.install_commands()] == [["-m", "venv"], ["-m", "pip"]]
 
 
@@ -101,9 +102,23 @@ def test_a_correct_engine_has_no_causes_and_an_absent_one_says_why(tmp_path: Pat
     absent = results_page.shipped_runs(["d2ts"], install=False, timeout=5)
     assert absent[0].problem == "not installed (incspec engines install d2ts)"
 
-    def broken(engine: engines.Engine) -> None:
+    def broken(engine: released_engines.Engine) -> None:
         raise subprocess.CalledProcessError(1, ["npm", "install"])
 
     failed = results_page.shipped_runs(["d2ts"], install=True, timeout=5, install_one=broken)
     assert failed[0].problem.startswith("could not be installed")
     assert "Not run: could not be installed" in results_page.page(failed, {}, "today")
+
+
+def test_the_engines_command_lists_and_refuses_an_unknown_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """``incspec engines`` (engines/cli.py), without installing anything."""
+    from engines import cli
+
+    monkeypatch.setenv("INCSPEC_ENGINE_CACHE", str(tmp_path))
+    assert cli.main(["list"]) == 0
+    listed = capsys.readouterr().out
+    assert all(f"{name} " in listed for name in released_engines.shipped()) and "not installed" in listed
+    assert cli.main(["install", "no-such-engine"]) == 2
+    assert "unknown engine 'no-such-engine'" in capsys.readouterr().err
+    assert cli.main([]) == 2

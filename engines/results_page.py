@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conformance import engines, reports
+from conformance import released_engines, reports
 from conformance.adapters.subprocess_impl import ProtocolError, SubprocessImplementation
 from conformance.execute import Backend, Expectations, Outcome, execute
 from conformance.loader import load_cases
@@ -134,11 +134,12 @@ def page(runs: Sequence[EngineRun], commands: Mapping[str, str], when: str) -> s
 
 
 def shipped_runs(names: Sequence[str], install: bool, timeout: float,
-                 install_one: Callable[[engines.Engine], None] = engines.install) -> list[EngineRun]:
+                 install_one: Callable[[released_engines.Engine], None] = released_engines.install,
+                 ) -> list[EngineRun]:
     """Run the shipped engines ``names`` one after another (installing them with ``install``)."""
     runs = []
     for name in names:
-        engine = engines.shipped()[name]
+        engine = released_engines.shipped()[name]
         if install:
             try:
                 install_one(engine)
@@ -156,12 +157,12 @@ def shipped_runs(names: Sequence[str], install: bool, timeout: float,
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="incspec engines results", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", type=Path, default=engines.ROOT / "docs" / "ENGINES.md")
+    p.add_argument("--out", type=Path, default=released_engines.ROOT / "docs" / "ENGINES.md")
     p.add_argument("--engine", action="append", default=[], help="only this engine (repeatable)")
     p.add_argument("--install", action="store_true", help="install missing engines first (npm, pip)")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds per case")
     args = p.parse_args(argv)
-    names = args.engine or list(engines.shipped())
+    names = args.engine or list(released_engines.shipped())
     runs = shipped_runs(names, args.install, args.timeout)
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     args.out.write_text(page(runs, {n: f"incspec conform --engine {n}" for n in names}, when), encoding="utf-8")

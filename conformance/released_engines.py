@@ -1,4 +1,4 @@
-"""Released engines run under the suite by the adapters shipped in ``engines/``.
+"""The released engines whose adapters ship in ``engines/``: how each is installed and run.
 
 Each folder of ``engines/`` holds an adapter (a program speaking the JSON-lines
 protocol), its dependency list (``package.json`` for npm, ``requirements.txt``
@@ -10,10 +10,11 @@ for pip) and an ``engine.json`` naming how to run it::
 
 ``{folder}`` is the adapter's folder, ``{cache}`` the folder the engine is
 installed into (``.engines/<folder name>/`` at the repository root, git-ignored, or
-under ``$INCSPEC_ENGINE_CACHE``). ``incspec engines install NAME`` installs it
-(npm or pip, from the registries), ``incspec conform --engine NAME`` runs it with
-its known failures. The adapters live in the source tree, so these commands run
-from a checkout of the repository.
+under ``$INCSPEC_ENGINE_CACHE``). ``incspec conform --engine NAME`` runs an
+installed engine with its known failures (:func:`command`); ``incspec engines list |
+install | results``, the tooling in ``engines/`` (which the suite does not import),
+installs them and writes the results page. The adapters live in the source tree, so
+these commands run from a checkout of the repository.
 """
 
 from __future__ import annotations
@@ -98,32 +99,3 @@ def command(name: str) -> tuple[list[str], Path | None]:
     if not engine.installed():
         raise EngineNotInstalled(f"engine {name!r} is not installed: run `incspec engines install {name}`")
     return engine.command(), engine.expectations
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``incspec engines list | install NAME... | install --all``."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    engines = shipped()
-    if args[:1] == ["list"]:
-        for name, engine in engines.items():
-            state = "installed" if engine.installed() else "not installed"
-            print(f"{name:<16} {engine.installer}  {state}  ({engine.cache})")
-        return 0
-    if args[:1] == ["install"] and len(args) > 1:
-        names = list(engines) if args[1:] == ["--all"] else args[1:]
-        unknown = [n for n in names if n not in engines]
-        if unknown:
-            print(f"incspec engines: unknown engine {unknown[0]!r} (choose from {', '.join(engines)})",
-                  file=sys.stderr)
-            return 2
-        for name in names:
-            install(engines[name])
-            print(f"{name}: installed in {engines[name].cache}")
-        return 0
-    if args[:1] == ["results"]:
-        from conformance.results_page import main as results_main
-
-        return results_main(args[1:])
-    print("usage: incspec engines {list | install NAME... | install --all | results [--out PAGE]}",
-          file=sys.stderr)
-    return 2
