@@ -16,10 +16,14 @@ module                             job
 ``oracle/``                        thin adapters: case operations -> expectations from reference/
 ``generators/``, ``generate``      seeded generators; ``incspec generate-cases [--check|--stamp]``
 ``driver``, ``wire``               the one driver (per case, or lockstep); observations as JSON
-``adapters/subprocess_impl``       the JSON-lines protocol to an implementation in any language
+``adapters/``                      how the suite reaches an implementation (a ``Backend``):
+                                   ``in_process`` through the driver, ``subprocess_impl`` by
+                                   the JSON-lines protocol, in any language
 ``implementations``                ``--impl`` resolution by entry point (``incspec.implementations``)
 ``compare``, ``execute``           judge observations (semantics, invariants, cost); run cases
-``reports``, ``runner``, ``cli``   table, JSON, Markdown, JUnit XML; ``incspec conform``
+                                   on a backend and judge each result
+``reports``, ``conform``           table, JSON, Markdown, JUnit XML; the command ``incspec conform``
+``released_engines``               ``engines/*/engine.json`` read, for ``incspec conform --engine``
 ``stateful``                       Hypothesis state machines, side by side with the oracle
 ``kill_score``                     the suite against every mutant (``incspec.mutants``)
 ``pytest_plugin``                  the suite as parametrized tests in an implementer's run

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
+from conformance.adapters.in_process import InProcess
 from conformance.cases_model import Case
-from conformance.execute import InProcess, Outcome, execute
+from conformance.execute import Outcome, execute
 from conformance.implementations import all_mutants
 from conformance.protocols import Mutant
 

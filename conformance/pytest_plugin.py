@@ -24,9 +24,11 @@ from typing import Any
 
 import pytest
 
+from conformance.adapters import Backend
+from conformance.adapters.in_process import InProcess
 from conformance.adapters.subprocess_impl import SubprocessImplementation
 from conformance.cases_model import Case
-from conformance.execute import Backend, Expectations, InProcess, execute
+from conformance.execute import Expectations, execute
 from conformance.implementations import resolve
 from conformance.loader import Filter, load_cases, select
 

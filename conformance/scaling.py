@@ -43,8 +43,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance import driver
+from conformance.adapters import Backend
+from conformance.adapters.in_process import InProcess
 from conformance.cases_model import Case
-from conformance.execute import Backend, InProcess
 from conformance.protocols import CaseResult, Implementation
 
 SIZES = (100, 1_000, 10_000)

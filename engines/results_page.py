@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from conformance import released_engines, reports
+from conformance.adapters import Backend
 from conformance.adapters.subprocess_impl import ProtocolError, SubprocessImplementation
-from conformance.execute import Backend, Expectations, Outcome, execute
+from conformance.execute import Expectations, Outcome, execute
 from conformance.loader import load_cases
 from conformance.protocols import Handshake
 

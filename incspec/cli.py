@@ -15,7 +15,7 @@ from collections.abc import Callable
 #: subcommand -> (target "module:function" taking argv and returning an exit status, help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "proofs": ("proofs_map.__main__:main", "print the proofs map (--check, --json)"),
-    "conform": ("conformance.runner:main", "run the conformance suite against an implementation"),
+    "conform": ("conformance.conform:main", "run the conformance suite against an implementation"),
     "engines": ("engines.cli:main", "install and run released engines by their shipped adapters"),
     "generate-cases": ("conformance.generate:main", "regenerate the generated case files from reference/"),
     "check-reducer": ("check_reducer.cli:main", "check a custom reducer before trusting it"),

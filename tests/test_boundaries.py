@@ -53,10 +53,10 @@ def reaching(found: dict[str, set[str]], prefix: str) -> dict[str, set[str]]:
 
 
 def test_the_scanner_sees_every_kind_of_import() -> None:
-    source = ("import spark_impl.session\nfrom conformance.runner import main\n"
+    source = ("import spark_impl.session\nfrom conformance.conform import main\n"
               "def f():\n    from spark_impl import errors\n    importlib.import_module('proofs_map.cli')\n")
     found = set(imports_in(source))
-    assert {"spark_impl.session", "conformance.runner", "spark_impl", "proofs_map.cli"} <= found
+    assert {"spark_impl.session", "conformance.conform", "spark_impl", "proofs_map.cli"} <= found
     assert reaching({"x.py": found}, "spark_impl") == {"x.py": {"spark_impl.session", "spark_impl",
                                                                 "spark_impl.errors"}}
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance import released_engines, runner
+from conformance import conform, released_engines
+from conformance.adapters.in_process import InProcess
 from conformance.cases_model import case_file_text
-from conformance.execute import InProcess
 from conformance.implementations import resolve
 from conformance.loader import load_cases
 from engines import results_page
@@ -42,7 +42,7 @@ def test_an_engine_is_installed_into_its_cache_folder(tmp_path: Path, monkeypatc
     assert "{cache}" not in " ".join(engine.command()) and str(tmp_path / "skip") in engine.command()
     with pytest.raises(released_engines.EngineNotInstalled, match="incspec engines install skip"):
         released_engines.command("skip")
-    assert runner.main(["--engine", "skip", "--no-progress"]) == 2
+    assert conform.main(["--engine", "skip", "--no-progress"]) == 2
     pip = released_engines.shipped()["pathway"]
     assert [c[1:3] for c in pip.install_commands()] == [["-m", "venv"], ["-m", "pip"]]
 

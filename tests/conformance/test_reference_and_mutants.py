@@ -7,8 +7,9 @@ from collections.abc import Callable
 
 import pytest
 
+from conformance.adapters.in_process import InProcess
 from conformance.cases_model import Case, thaw
-from conformance.execute import InProcess, execute
+from conformance.execute import execute
 from conformance.implementations import resolve
 from conformance.kill_score import run_mutant
 from conformance.loader import load_cases

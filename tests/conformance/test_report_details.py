@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from conformance import reports
+from conformance.adapters.in_process import InProcess
 from conformance.adapters.subprocess_impl import SubprocessImplementation
 from conformance.cases_model import Case, thaw
-from conformance.execute import InProcess, execute, judge
+from conformance.execute import execute, judge
 from conformance.implementations import resolve
 from conformance.loader import load_cases
 from conformance.protocols import CaseResult

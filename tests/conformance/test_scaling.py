@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from conformance import runner, scaling
+from conformance import conform, scaling
+from conformance.adapters.in_process import InProcess
 from conformance.cases_model import Case
-from conformance.execute import InProcess
 from conformance.implementations import resolve
 from conformance.protocols import CaseResult, EngineError, Handshake, WeightedRows
 from reference.algebra import ZSet
@@ -161,6 +161,6 @@ def test_an_engine_without_the_zset_area_is_not_probed_and_a_refusing_one_is_not
 
 
 def test_the_command_line_flag_runs_the_probes(capsys: pytest.CaptureFixture[str]) -> None:
-    assert runner.main(["--impl", "reference", "--scaling", "--no-progress"]) == 0
+    assert conform.main(["--impl", "reference", "--scaling", "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "scaling probes (zset)" in out and "map-filter" in out and "ok" in out

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import settings
 
 from conformance import stateful
-from conformance.execute import InProcess, execute
+from conformance.adapters.in_process import InProcess
+from conformance.execute import execute
 from conformance.implementations import resolve
 from conformance.loader import load_cases
 from reference_impl.mutants.fixpoint_mutants import MUTANTS as FIXPOINT_MUTANTS
@@ -46,7 +47,7 @@ def test_a_divergence_becomes_a_regression_case(mutant: object, tmp_path: Path) 
 
 
 def test_explore_command_writes_a_replayable_regression(tmp_path: Path) -> None:
-    from conformance.runner import main
+    from conformance.conform import main
 
     assert main(["--impl", "mutant/reduce-decline-ignored", "--explore", str(tmp_path),
                  "--area", "reduce", "--examples", "20"]) == 1

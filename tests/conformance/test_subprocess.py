@@ -90,7 +90,7 @@ def test_skipped_and_errored_replies_are_reported() -> None:
 
 @pytest.mark.skipif(NODE is None, reason="Node.js is not installed: the JavaScript fixture cannot run")
 def test_conform_command_with_impl_cmd(capsys: pytest.CaptureFixture[str]) -> None:
-    from conformance.runner import main
+    from conformance.conform import main
 
     status = main(["--impl-cmd", f"{NODE} {FIXTURES / 'node_engine.js'}", "--report", "json", "--no-progress"])
     report = json.loads(capsys.readouterr().out)
@@ -101,7 +101,7 @@ def test_conform_command_with_impl_cmd(capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_an_implementation_that_does_not_start_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
-    from conformance.runner import main
+    from conformance.conform import main
 
     status = main(["--impl-cmd", f"{sys.executable} -c 'import sys; sys.exit(1)'", "--no-progress"])
     assert status == 2 and "did not start" in capsys.readouterr().err

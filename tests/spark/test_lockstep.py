@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from conformance.adapters.in_process import InProcess
 from conformance.cases_model import Case
 from conformance.driver import run_case
-from conformance.execute import InProcess
 
 pytestmark = pytest.mark.spark
 

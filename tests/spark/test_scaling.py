@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from conformance import scaling
-from conformance.execute import InProcess
+from conformance.adapters.in_process import InProcess
 
 pytestmark = pytest.mark.spark
 

@@ -120,7 +120,7 @@ def test_a_handshake_timeout_in_a_lockstep_run_changes_no_result(
     """The suite's reduce, fixpoint and stream cases run together, the reduce dataflow's
     second micro-batch failing once with the handshake timeout: every case gets the
     observations of an undisturbed run (those of ``test_lockstep``)."""
-    from conformance.execute import InProcess
+    from conformance.adapters.in_process import InProcess
     from spark_impl.conformance_adapter import implementation
     from spark_impl.view_runner import ViewRunner
 

@@ -88,9 +88,9 @@ def test_fixpoint_local_edits_cost_the_same_on_any_chain_length(spark: Any) -> N
 
 
 def test_lockstep_reports_the_counters_of_a_separate_run(spark: Any) -> None:
+    from conformance.adapters.in_process import InProcess
     from conformance.compare import judge_cost
     from conformance.driver import run_case
-    from conformance.execute import InProcess
     from conformance.loader import cases_root, read_case
     from spark_impl.conformance_adapter import implementation
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance import runner
-from conformance.execute import Expectations, InProcess, execute, exit_status
+from conformance import conform
+from conformance.adapters.in_process import InProcess
+from conformance.execute import Expectations, execute, exit_status
 from conformance.implementations import registered
 from conformance.loader import Filter, load_cases, select
 from incspec.cli import main as incspec
@@ -29,8 +30,8 @@ def test_conform_reference_json_report(tmp_path: Path, capsys: pytest.CaptureFix
 
 def test_markdown_and_junit_reports_to_files(tmp_path: Path) -> None:
     md, xml = tmp_path / "r.md", tmp_path / "r.xml"
-    status = runner.main(["--impl", "reference", "--area", "reduce", "--no-progress",
-                          "--report", f"markdown:{md}", "--report", f"junit:{xml}"])
+    status = conform.main(["--impl", "reference", "--area", "reduce", "--no-progress",
+                           "--report", f"markdown:{md}", "--report", f"junit:{xml}"])
     assert status == 0
     assert md.read_text().startswith("# Conformance of reference")
     suites = ET.parse(xml).getroot()
@@ -91,7 +92,7 @@ def test_unknown_implementation_is_a_usage_error(capsys: pytest.CaptureFixture[s
 def test_spark_is_resolved_by_name_only_at_run_time() -> None:
     """``--impl spark`` is a registered entry point, naming a module the suite never imports itself."""
     assert registered()["spark"] == "spark_impl.conformance_adapter:implementation"
-    source = "\n".join(p.read_text() for p in Path(runner.__file__).parent.rglob("*.py"))
+    source = "\n".join(p.read_text() for p in Path(conform.__file__).parent.rglob("*.py"))
     assert "import spark_impl" not in source and "from spark_impl" not in source
 
 

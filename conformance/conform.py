@@ -23,8 +23,10 @@ from pathlib import Path
 from typing import TextIO
 
 from conformance import released_engines, reports
+from conformance.adapters import Backend
+from conformance.adapters.in_process import InProcess
 from conformance.adapters.subprocess_impl import ProtocolError, SubprocessImplementation
-from conformance.execute import Backend, Expectations, InProcess, Outcome, execute, exit_status
+from conformance.execute import Expectations, Outcome, execute, exit_status
 from conformance.implementations import ImplementationNotFound, registered, resolve
 from conformance.loader import CaseFileError, Filter, load_cases, select
 from conformance.protocols import AREAS
