@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Literal
 
 ErrorClass = Literal["invalid-delta", "ill-formed-reducer", "malformed-input", "no-fixpoint",
@@ -41,7 +42,7 @@ TRANSIENT_MARKERS = (
     "STREAMING_PYTHON_RUNNER_INITIALIZATION_FAILURE",  # the driver-side worker's start failed
 )
 #: how many times a query is started for one micro-batch before a transient failure stands
-RETRIES = 3
+RETRIES = 5
 
 
 def transient(error: BaseException) -> bool:
@@ -57,20 +58,23 @@ def cause(error: BaseException) -> str:
     return line if len(line) <= 300 else line[:297] + "..."
 
 
-#: seconds before the n-th restart after a transient failure, times n: a loaded machine gets
-#: a moment to catch up before the Python workers are started again
+#: seconds before the first restart after a transient failure, doubled for each next one
+#: (1, 2, 4, 8 s): a loaded machine gets a moment to catch up before the Python workers
+#: are started again (Spark waits a fixed 10 s for a worker to connect back)
 RESTART_PAUSE = 1.0
 
 log = logging.getLogger("spark_impl")
 
 
-def restart_after(error: BaseException, attempt: int, what: str) -> bool:
+def restart_after(error: BaseException, attempt: int, what: str,
+                  say: Callable[[str], None] | None = None) -> bool:
     """Whether to start ``what`` again after ``error`` ended its ``attempt``-th run (1, 2,
     ...): yes if the error is :func:`transient` and fewer than :data:`RETRIES` attempts
-    were made; then the cause is logged in one line and the restart paused."""
+    were made; then the cause is said in one line (``say``, else a logged warning) and the
+    restart paused."""
     if not transient(error) or attempt >= RETRIES:
         return False
-    log.warning("%s: attempt %d of %d failed (%s); starting it again",
-                what, attempt, RETRIES, cause(error))
-    time.sleep(RESTART_PAUSE * attempt)
+    (say or log.warning)(f"{what}: attempt {attempt} of {RETRIES} failed ({cause(error)}); "
+                         "starting it again")
+    time.sleep(RESTART_PAUSE * 2 ** (attempt - 1))
     return True

@@ -64,7 +64,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.streaming.query import StreamingQuery
 
-from spark_impl.errors import RETRIES, cause, transient
+from spark_impl.errors import restart_after, transient
 from spark_impl.hadoop_fs import HadoopFS
 from spark_impl.reduce_view import InvalidDelta, MaintainedView, invalid_delta_in, maintained_view
 
@@ -337,7 +337,7 @@ def _run_view(spark: SparkSession, fs: HadoopFS, source: Source, spec: ViewSpec,
               log: Callable[[str], None]) -> int:
     outputs = Outputs(fs, f"{output}/{spec.name}")
     view_checkpoint = f"{checkpoint}/{spec.name}"
-    restarts, failed_after = 0, None  # restarts in a row after the same committed batch
+    failures, failed_after = 0, None  # transient failures in a row after the same committed batch
     while True:
         rows = source.stream()
         view: View = (ReduceView(spark, spec, rows, outputs) if spec.kind == "reduce"
@@ -349,12 +349,10 @@ def _run_view(spark: SparkSession, fs: HadoopFS, source: Source, spec: ViewSpec,
             refused = view.refusal or invalid_delta_in(error)
             if refused is None and transient(error):
                 last = _last_committed(fs, view_checkpoint)
-                restarts = restarts + 1 if last == failed_after else 1
+                failures = failures + 1 if last == failed_after else 1
                 failed_after = last
-                if restarts < RETRIES:
-                    log(f"pipeline: {spec.name}: a transient failure ({cause(error)}); "
-                        f"restarting from the checkpoint (attempt {restarts + 1} of {RETRIES})")
-                    continue
+                if restart_after(error, failures, f"pipeline: {spec.name}", log):
+                    continue  # from the checkpoint: the failed micro-batch was not committed
             if refused is None:
                 raise
             log(f"pipeline: {spec.name}: micro-batch refused: {refused.message}")

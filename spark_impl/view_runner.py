@@ -102,6 +102,19 @@ class ViewRunner:
         self._run(target)
 
     def _run(self, target: str) -> None:
+        try:
+            self._process(target)
+        except InvalidDelta:
+            self._skip(target)
+            raise
+        except Exception:
+            self._skip_after_failure(target)
+            raise
+
+    def _process(self, target: str) -> None:
+        """Run the pending micro-batch, the query restarted from its checkpoint after a
+        transient failure (the micro-batch was not committed: a restart runs it again);
+        a refusal is raised as :class:`~spark_impl.reduce_view.InvalidDelta`."""
         attempt = 0
         while True:
             attempt += 1
@@ -112,19 +125,18 @@ class ViewRunner:
             except Exception as error:  # noqa: BLE001 (a refusal is translated, the rest re-raised)
                 refused = self.refusal or invalid_delta_in(error)
                 if refused is not None:
-                    self._skip(target)
                     raise refused from None
-                self.stop()  # the micro-batch was not committed: a restart runs it again
+                self.stop()
                 if not restart_after(error, attempt, f"{self.root}: {target.rsplit('/', 1)[-1]}"):
-                    self._skip_after_failure(target)
                     raise
 
     def _skip(self, target: str) -> None:
-        """Empty the refused batch's folder and re-run its micro-batch from the checkpoint."""
+        """Empty the batch's folder and re-run its micro-batch from the checkpoint (with the
+        same restarts): the state stays as before the batch."""
         self.fs.delete(target)
         self.spark.createDataFrame([], self.schema).coalesce(1).write.parquet(target)
-        self.query = None
-        self._start().processAllAvailable()
+        self.stop()
+        self._process(target)
 
     def _skip_after_failure(self, target: str) -> None:
         """After a failure that stands: the batch emptied, so the next step does not run it

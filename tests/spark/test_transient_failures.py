@@ -34,6 +34,13 @@ pytestmark = pytest.mark.spark
 HANDSHAKE_TIMEOUT = ("tried to connect to ('127.0.0.1', 35911), but an error occurred: timed out")
 
 
+def injected_restarts(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """The restarts logged for the injected failure (a loaded machine may add real ones,
+    which the tests do not count: their number depends on the load)."""
+    return [r.getMessage() for r in caplog.records
+            if "starting it again" in r.getMessage() and "35911" in r.getMessage()]
+
+
 def handshake_timeout() -> Exception:
     from pyspark.errors import PySparkRuntimeError
 
@@ -110,7 +117,7 @@ def test_a_python_worker_killed_mid_batch_is_restarted(spark: Any, tmp_path: Pat
         assert seen[-1] == {"a": "107", "b": None}  # 3 + 5 + 99; b emptied leaves the view
         assert {r["key"]: r["accumulator"] for r in runner.read_view().collect()} == {"a": "107"}
         restarts = [r.getMessage() for r in caplog.records if "starting it again" in r.getMessage()]
-        assert len(restarts) == 1 and "Python worker exited unexpectedly" in restarts[0], restarts
+        assert any("Python worker exited unexpectedly" in line for line in restarts), restarts
     finally:
         runner.stop()
 
@@ -132,8 +139,46 @@ def test_a_handshake_timeout_in_a_lockstep_run_changes_no_result(
     for c, result in zip(CASES, results, strict=True):
         assert result.status == "result", result.message
         assert semantic(result.observations) == EXPECTED[c.id], c.id
-    restarts = [r.getMessage() for r in caplog.records if "starting it again" in r.getMessage()]
-    assert len(restarts) == 1 and "CANNOT_OPEN_SOCKET" in restarts[0], restarts
+    assert len(injected_restarts(caplog)) == 1
+
+
+def test_a_handshake_timeout_while_a_refused_batch_is_undone_changes_no_result(
+        spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A refused batch is undone by running its micro-batch again, emptied: that run
+    failing once with the handshake timeout (as on a busy machine, where every query
+    start launches a Python worker) is restarted too; the refusal and the state stand."""
+    from spark_impl.reduce_view import InvalidDelta
+    from spark_impl.view_runner import ViewRunner
+
+    handle, fired = ViewRunner._handle, []
+
+    def failing_on_the_first_empty_batch(self: Any, batch: Any, batch_id: int) -> None:
+        if not fired and batch.isEmpty():
+            fired.append(batch_id)
+            raise handshake_timeout()
+        handle(self, batch, batch_id)
+
+    monkeypatch.setattr(ViewRunner, "_handle", failing_on_the_first_empty_batch)
+    caplog.set_level(logging.WARNING, logger="spark_impl")
+    seen: list[dict[str, Any]] = []
+
+    def sink(changes: Any, batch_id: int) -> None:
+        seen.append({r["key"]: r["accumulator"] if r["present"] else None for r in changes.collect()})
+
+    runner = ViewRunner(spark, "min", "string", "bigint", f"file://{tmp_path}/view", sink)
+    rows = "k string, v bigint, w bigint"
+    try:
+        runner.step(spark.createDataFrame([("a", 3, 1), ("a", 5, 1)], rows))
+        with pytest.raises(InvalidDelta):
+            runner.step(spark.createDataFrame([("a", 4, -1)], rows))
+        assert fired == [1]  # the undo's run of micro-batch 1 failed once
+        runner.step(spark.createDataFrame([("a", 3, -1)], rows))
+        assert seen[0] == {"a": 3} and seen[-1] == {"a": 5}
+        assert {r["key"]: r["accumulator"] for r in runner.read_view().collect()} == {"a": 5}
+    finally:
+        runner.stop()
+    assert len(injected_restarts(caplog)) == 1
 
 
 def test_a_handshake_timeout_in_a_pipeline_run_loses_nothing(
@@ -150,11 +195,11 @@ def test_a_handshake_timeout_in_a_pipeline_run_loses_nothing(
     monkeypatch.setattr(ReduceView, "handle", handle)
     lines: list[str] = []
     assert run(spark, inp, out, reducer="min", log=lines.append) == 0
-    assert len(calls) == len(BATCHES) + 1  # the failed micro-batch ran twice
+    assert len(calls) >= len(BATCHES) + 1  # the failed micro-batch ran again
     assert view_of(spark, out, "reduce-min") == min_inputs(BATCHES) == {"a": 5, "b": 1, "c": 4}
     published = sorted(p.name for p in (out / "reduce-min" / "changes").iterdir() if p.name.startswith("batch="))
     assert published == [f"batch={b}" for b in range(len(BATCHES))]
-    assert any("transient failure" in line and "CANNOT_OPEN_SOCKET" in line for line in lines), lines
+    assert sum("starting it again" in line and "35911" in line for line in lines) == 1, lines
 
 
 def test_a_handshake_timeout_in_a_stream_query_changes_no_output(
@@ -169,6 +214,5 @@ def test_a_handshake_timeout_in_a_stream_query_changes_no_output(
     monkeypatch.setattr(runner, "_query_once", lambda *args: query_once(None, *args))
     caplog.set_level(logging.WARNING, logger="spark_impl")
     assert SparkStreams(spark).run("prefix_sum", {}, [[1, 2], [3]]) == (1, 3, 6)
-    assert len(calls) == 2
-    restarts = [r.getMessage() for r in caplog.records if "starting it again" in r.getMessage()]
-    assert len(restarts) == 1 and "CANNOT_OPEN_SOCKET" in restarts[0], restarts
+    assert len(calls) >= 2  # the failed query, then again
+    assert len(injected_restarts(caplog)) == 1
