@@ -136,8 +136,10 @@ def settle_domains(job: Job, R: Any) -> tuple[Domain, Domain, list[str]]:
         if accs is None and declared_accs is not None:
             accs = declared_accs
             how.append("accumulators: the carrier the target declares")
+    hints = {"value": "", "accumulator": ""}
     if values is None or accs is None:
         inferred = infer_domains(R)
+        hints = {"value": inferred.values_hints, "accumulator": inferred.accumulators_hints}
         if values is None and inferred.values is not None:
             values = inferred.values
             how.append(f"values inferred: {inferred.values_how}")
@@ -147,13 +149,12 @@ def settle_domains(job: Job, R: Any) -> tuple[Domain, Domain, list[str]]:
     missing = [what for what, d in (("value", values), ("accumulator", accs)) if d is None]
     if missing or values is None or accs is None:
         raise UsageError(
-            f"cannot infer the {' and '.join(missing)} domain of {job.target}: add and remove "
-            f"have no type hints with a default domain (int, float, bool, str, Fraction, "
-            f"tuple[...], tuple[X, ...], list[X], frozenset[X], set[X], dict[K, X], "
-            f"Optional[X], over those)"
-            + (f" and the type of initial ({type(R.initial).__name__}) has none either"
-               if "accumulator" in missing else "")
-            + ". Say it with " + " and ".join(
+            f"cannot infer the {' and '.join(missing)} domain of {job.target}: "
+            + "; ".join(f"for the {m} domain, {hints[m]}" for m in missing)
+            + " (none of these has a default domain: int, float, bool, str, Fraction, "
+            "tuple[...], tuple[X, ...], list[X], frozenset[X], set[X], dict[K, X], "
+            "Optional[X], Literal[...], and a dataclass, NamedTuple, TypedDict or Enum, over "
+            "those). Say it with " + " and ".join(
                 {"value": "--values DOMAIN (e.g. --values 'int[-5..5]')",
                  "accumulator": _acc_advice(R.initial)}[m]
                 for m in missing)
