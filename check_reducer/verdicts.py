@@ -79,7 +79,7 @@ def _size(r: EngineResult) -> tuple[int, str]:
 PROVENANCE = {
     "exhaustive": "the first in the exhaustive engine's smallest-first order",
     "hypothesis": "shrunk by Hypothesis",
-    "crosshair": "found by CrossHair, re-run concretely (not minimized)",
+    "crosshair": "found by CrossHair, re-run concretely, then shrunk greedily (not minimal)",
 }
 
 
