@@ -33,6 +33,9 @@ from reference.reduce import fold
 #: how many values an instance may add to the value sample for the folds that look for it
 MAX_EXTRA_VALUES = 8
 
+#: how many values of the sample the folds that look for an accumulator take (simplest first)
+MAX_SAMPLE_VALUES = 12
+
 
 @dataclass(frozen=True)
 class Standing:
@@ -100,11 +103,19 @@ class Reach:
             return
         self.known.setdefault(freeze(a), (a, tuple(M)))
 
+    def sample(self) -> tuple[Any, ...]:
+        """The values of the sample the folds that look for an accumulator take."""
+        return self.problem.values.sample()[:MAX_SAMPLE_VALUES]
+
+    def sample_text(self) -> str:
+        taken, whole = len(self.sample()), len(self.problem.values.sample())
+        return "the value sample" if taken == whole else f"the first {taken} values of the sample"
+
     def extra_values(self, args: Mapping[str, Any]) -> tuple[Any, ...]:
         """Values of V the instance mentions beyond the sample: its values, the multisets'
         elements, ``a`` itself and what ``a`` is made of (keys, elements, fields)."""
         V = self.problem.values
-        sample = {freeze(v) for v in V.sample()}
+        sample = {freeze(v) for v in self.sample()}
         candidates: list[Any] = []
         for name, x in args.items():
             if name == "a":
@@ -134,7 +145,7 @@ class Reach:
         if known is not None and bag(removed).issubset(bag(known[1])):
             return known[1]
         add = call_limited(problem, problem.R.add)
-        pool = (*problem.values.sample(), *extra)
+        pool = (*self.sample(), *extra)
         for size in range(problem.bounds.bag + 1):
             for rest in itertools.combinations_with_replacement(pool, size):
                 if problem.out_of_time():
@@ -180,7 +191,7 @@ class Reach:
                                 f"finite V ({len(closure)} accumulators) does not hold it; a "
                                 "runtime builds every accumulator from ι with ⊕, so it never "
                                 "meets this instance.")
-            pool = (f"the value sample and {_show_bag(extra)}" if extra else "the value sample")
+            pool = f"{self.sample_text()} and {_show_bag(extra)}" if extra else self.sample_text()
             return Standing(None, None,
                             f"a = {a!r} was not reached by any fold of <= {problem.bounds.bag} "
                             f"values of {pool}, nor by a fold the search made (reachability in "
@@ -196,7 +207,8 @@ class Reach:
             return Standing(True, None,
                             f"{reached}, but removing {values} from it is not a valid delta "
                             f"within the search: no C(k) ⊇ {values} with <= "
-                            f"{problem.bounds.bag} more values of the sample folds to a "
+                            f"{problem.bounds.bag} more values of {self.sample_text()} or the "
+                            "instance folds to a "
                             "(a valid delta removes only values the collection holds, "
                             "SKIP-DEF-8).", path)
         return Standing(True, True, f"{reached}, and a runtime meets this instance: "

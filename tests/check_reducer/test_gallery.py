@@ -1,6 +1,7 @@
 """Every reducer of the gallery (examples/reducers/) gets its hand-written expected
 verdict (examples/reducers/expected.toml; the derivations are comments beside the
-reducers): exit status (and under --strict), the status of each line, which lines the exhaustive engine
+reducers): exit status (and under --strict), the witness of each ill-formed one
+(replayed by plain folds), the status of each line, which lines the exhaustive engine
 decides, which hold vacuously, and, on error lines, the call that raised or hung.
 No run may crash, and no line may hold where the derivation says it fails.
 
@@ -17,7 +18,7 @@ import pytest
 from hypothesis import settings
 
 from check_reducer.cli import main
-from tests.check_reducer.gallery import ALL_EXAMPLES, PLAIN, ROOT, valid
+from tests.check_reducer.gallery import ALL_EXAMPLES, GALLERY, PLAIN, ROOT, replay, valid
 
 EXAMPLES = PLAIN
 
@@ -49,6 +50,9 @@ def test_gallery_verdict(example: dict[str, Any], capsys: pytest.CaptureFixture[
     counted = {line["key"] for line in report["lines"] if line["counts"]}
     assert set(report["warnings"]) == bad - counted
     assert (1 if bad else status) == example.get("strict_exit", example["exit"])
+    if status == 1:  # the witness reproduces, replayed by plain folds
+        file, _, name = example["target"].partition(":")
+        replay(report, GALLERY / file, name)
     for line in report["lines"]:
         if line["status"] == "fails":  # a concrete counterexample, with its sides
             assert line["counterexample"]["sides"], line["key"]
