@@ -4,7 +4,7 @@ CrossHair's counterexamples shrunk."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from check_reducer import exhaustive
 from check_reducer.domains import parse_domain
@@ -123,3 +123,19 @@ def test_crosshair_style_counterexamples_are_shrunk() -> None:
     q = problem(needle, "int", "int")
     found = Finding({"M": (7, -3), "v": 40961})
     assert shrink(q, law, found).args == {"M": (), "v": 40961}
+
+
+class Pair(NamedTuple):
+    n: int
+    total: int
+
+
+def test_a_plain_tuple_is_not_the_namedtuple_a_fold_builds() -> None:
+    # (0, 0) == Pair(0, 0) in Python, but add reads acc.n: a plain tuple is no fold's result,
+    # and the note must not call it initial
+    R: Reducer[Pair, int] = Reducer(Pair(0, 0), lambda a, v: Pair(a.n + 1, a.total + v),
+                                    lambda a, v: Pair(a.n - 1, a.total - v))
+    p = problem(R, "int", "tuple[int,int]")
+    where = Reach(p).standing(LAW_BY_KEY["def2-add"], {"a": (0, 0), "v1": 0, "v2": 1})
+    assert not where.met and "initial" not in where.text
+    assert Reach(p).standing(LAW_BY_KEY["def2-add"], {"a": Pair(0, 0), "v1": 0, "v2": 1}).met
