@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
 import sys
 import tempfile
 from typing import Any
@@ -78,22 +79,51 @@ LOCAL_CONF: dict[str, str] = {
 }
 
 
-def _log_config() -> str:
-    digest = hashlib.sha256(LOG4J2.encode()).hexdigest()[:12]
-    path = os.path.join(tempfile.gettempdir(), f"incspec-log4j2-{digest}.properties")
+def _private_file(name: str, text: str, suffix: str = "", executable: bool = False) -> str:
+    """A file of the temp folder holding ``text``, named by its digest (written aside, then
+    renamed: another process may be reading it)."""
+    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+    path = os.path.join(tempfile.gettempdir(), f"{name}-{digest}{suffix}")
     if not os.path.exists(path):
-        with open(path, "w", encoding="utf-8") as out:
-            out.write(LOG4J2)
+        aside = f"{path}.{os.getpid()}"
+        with open(aside, "w", encoding="utf-8") as out:
+            out.write(text)
+        if executable:
+            os.chmod(aside, 0o755)
+        os.replace(aside, path)
     return path
+
+
+def _log_config() -> str:
+    return _private_file("incspec-log4j2", LOG4J2, ".properties")  # log4j reads the suffix
+
+
+#: Spark puts ``pyspark.zip`` first on every Python worker's PYTHONPATH, and a zip holds no
+#: compiled modules: each worker start compiled pyspark from source (0.85 s of CPU against
+#: 0.22 s for the installed, compiled package). On a loaded machine that start overran the
+#: 10 s Spark waits for a worker to connect back, failing the query (every streaming query
+#: with a Python operator starts one on the driver). The launcher runs this interpreter
+#: with the installed pyspark (the same version: the zip ships in its wheel) first.
+WORKER_LAUNCHER = """#!/bin/sh
+PYTHONPATH={site}${{PYTHONPATH:+:$PYTHONPATH}} exec {python} "$@"
+"""
+
+
+def _worker_launcher() -> str:
+    import pyspark
+
+    site = os.path.dirname(os.path.dirname(os.path.abspath(pyspark.__file__)))
+    script = WORKER_LAUNCHER.format(site=shlex.quote(site), python=shlex.quote(sys.executable))
+    return _private_file("incspec-python-worker", script, executable=True)
 
 
 def build_session(master: str | None = None, app_name: str = "incspec",
                   conf: dict[str, str] | None = None) -> Any:
     """Get or create the process's SparkSession (one per process, never per test)."""
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     master = master or os.environ.get("INCSPEC_SPARK_MASTER", DEFAULT_MASTER)
-    if master.startswith("local"):
+    if master.startswith("local"):  # the workers run here, with this interpreter
+        os.environ.setdefault("PYSPARK_PYTHON", _worker_launcher())
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession
 
