@@ -14,7 +14,11 @@ import sys
 import tempfile
 from typing import Any
 
+from spark_impl.errors import SparkEngineError
+
 DEFAULT_MASTER = "local[2]"
+#: the engines' checkpoint location (required on a cluster: :func:`checkpoint_dir`)
+CHECKPOINT_ENV = "INCSPEC_CHECKPOINT_DIR"
 
 #: Settings every engine relies on, whatever the master: adaptive execution off
 #: (it re-plans every round of an iterative job and reintroduces the shuffles
@@ -36,6 +40,9 @@ ENGINE_CONF: dict[str, str] = {
     # again (a chain of 8 cut off and hung back: 1188 and 364 compilations, about
     # 3 s; 0 and 0 from the second time on with the larger cache).
     "spark.sql.codegen.cache.maxEntries": "2048",
+    # A kept table is replaced by a newer checkpoint at every update: the old one's files
+    # are deleted once nothing refers to it any more (by default they stay forever).
+    "spark.cleaner.referenceTracking.cleanCheckpoints": "true",
     # How long a Python worker waits for the JVM to answer its connection and
     # authentication (default 15 s). On a loaded machine the driver-side worker that
     # transformWithStateInPandas starts for every query timed out here
@@ -138,5 +145,21 @@ def build_session(master: str | None = None, app_name: str = "incspec",
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     if not spark.sparkContext.getCheckpointDir():
-        spark.sparkContext.setCheckpointDir(tempfile.mkdtemp(prefix="incspec-ckpt-"))
+        spark.sparkContext.setCheckpointDir(checkpoint_dir(master))
     return spark
+
+
+def checkpoint_dir(master: str) -> str:
+    """Where the engines' reliable checkpoints go: ``$INCSPEC_CHECKPOINT_DIR`` (a Hadoop URL
+    every executor and the driver reach), else, on a local master, a fresh temp folder. On a
+    cluster there is no default: a folder of the driver's disk would be written by each
+    executor to its own local disk, and lost with it."""
+    given = os.environ.get(CHECKPOINT_ENV)
+    if given:
+        return given
+    if master.startswith("local"):
+        return tempfile.mkdtemp(prefix="incspec-ckpt-")
+    raise SparkEngineError("malformed-input",
+                           f"on the cluster {master} the engines need {CHECKPOINT_ENV}: a location every "
+                           "executor and the driver reach (hdfs://..., s3a://..., or a file:// folder "
+                           "mounted at the same path on every machine), where their state is checkpointed")
