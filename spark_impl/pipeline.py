@@ -272,11 +272,18 @@ class ReachView:
                 _compose(added, removed, delta.added, delta.removed)
             out = [(n, True) for n in sorted(added, key=repr)] + \
                   [(n, False) for n in sorted(removed, key=repr)]
-            self.last_changes = self.spark.createDataFrame(out, f"node {self.node_type}, added boolean")
+            # published before the state is saved: a crash between the two re-runs the
+            # micro-batch from the state before it, whose changes are those published (a
+            # publication is skipped when its folder exists); saved first, the re-run would
+            # find the batch applied and publish nothing for it
+            self.outputs.changes(self.spark.createDataFrame(out, f"node {self.node_type}, added boolean"),
+                                 batch_id)
+            _crash_point(batch_id, "published")
             self._save(batch_id)
-        else:
-            self.last_changes = self.spark.createDataFrame([], f"node {self.node_type}, added boolean")
-        self.outputs.changes(self.last_changes, batch_id)
+            _crash_point(batch_id, "saved")
+        else:  # applied and saved, hence published
+            self.outputs.changes(self.spark.createDataFrame([], f"node {self.node_type}, added boolean"),
+                                 batch_id)
 
     def _save(self, batch_id: int) -> None:
         base = f"{self.state_root}/v={batch_id}"

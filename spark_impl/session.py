@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
 import sys
 import tempfile
 from typing import Any
 
+from spark_impl.errors import SparkEngineError
+
 DEFAULT_MASTER = "local[2]"
+#: the engines' checkpoint location (required on a cluster: :func:`checkpoint_dir`)
+CHECKPOINT_ENV = "INCSPEC_CHECKPOINT_DIR"
 
 #: Settings every engine relies on, whatever the master: adaptive execution off
 #: (it re-plans every round of an iterative job and reintroduces the shuffles
@@ -35,6 +40,9 @@ ENGINE_CONF: dict[str, str] = {
     # again (a chain of 8 cut off and hung back: 1188 and 364 compilations, about
     # 3 s; 0 and 0 from the second time on with the larger cache).
     "spark.sql.codegen.cache.maxEntries": "2048",
+    # A kept table is replaced by a newer checkpoint at every update: the old one's files
+    # are deleted once nothing refers to it any more (by default they stay forever).
+    "spark.cleaner.referenceTracking.cleanCheckpoints": "true",
     # How long a Python worker waits for the JVM to answer its connection and
     # authentication (default 15 s). On a loaded machine the driver-side worker that
     # transformWithStateInPandas starts for every query timed out here
@@ -78,22 +86,51 @@ LOCAL_CONF: dict[str, str] = {
 }
 
 
-def _log_config() -> str:
-    digest = hashlib.sha256(LOG4J2.encode()).hexdigest()[:12]
-    path = os.path.join(tempfile.gettempdir(), f"incspec-log4j2-{digest}.properties")
+def _private_file(name: str, text: str, suffix: str = "", executable: bool = False) -> str:
+    """A file of the temp folder holding ``text``, named by its digest (written aside, then
+    renamed: another process may be reading it)."""
+    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+    path = os.path.join(tempfile.gettempdir(), f"{name}-{digest}{suffix}")
     if not os.path.exists(path):
-        with open(path, "w", encoding="utf-8") as out:
-            out.write(LOG4J2)
+        aside = f"{path}.{os.getpid()}"
+        with open(aside, "w", encoding="utf-8") as out:
+            out.write(text)
+        if executable:
+            os.chmod(aside, 0o755)
+        os.replace(aside, path)
     return path
+
+
+def _log_config() -> str:
+    return _private_file("incspec-log4j2", LOG4J2, ".properties")  # log4j reads the suffix
+
+
+#: Spark puts ``pyspark.zip`` first on every Python worker's PYTHONPATH, and a zip holds no
+#: compiled modules: each worker start compiled pyspark from source (0.85 s of CPU against
+#: 0.22 s for the installed, compiled package). On a loaded machine that start overran the
+#: 10 s Spark waits for a worker to connect back, failing the query (every streaming query
+#: with a Python operator starts one on the driver). The launcher runs this interpreter
+#: with the installed pyspark (the same version: the zip ships in its wheel) first.
+WORKER_LAUNCHER = """#!/bin/sh
+PYTHONPATH={site}${{PYTHONPATH:+:$PYTHONPATH}} exec {python} "$@"
+"""
+
+
+def _worker_launcher() -> str:
+    import pyspark
+
+    site = os.path.dirname(os.path.dirname(os.path.abspath(pyspark.__file__)))
+    script = WORKER_LAUNCHER.format(site=shlex.quote(site), python=shlex.quote(sys.executable))
+    return _private_file("incspec-python-worker", script, executable=True)
 
 
 def build_session(master: str | None = None, app_name: str = "incspec",
                   conf: dict[str, str] | None = None) -> Any:
     """Get or create the process's SparkSession (one per process, never per test)."""
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     master = master or os.environ.get("INCSPEC_SPARK_MASTER", DEFAULT_MASTER)
-    if master.startswith("local"):
+    if master.startswith("local"):  # the workers run here, with this interpreter
+        os.environ.setdefault("PYSPARK_PYTHON", _worker_launcher())
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession
 
@@ -108,5 +145,21 @@ def build_session(master: str | None = None, app_name: str = "incspec",
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     if not spark.sparkContext.getCheckpointDir():
-        spark.sparkContext.setCheckpointDir(tempfile.mkdtemp(prefix="incspec-ckpt-"))
+        spark.sparkContext.setCheckpointDir(checkpoint_dir(master))
     return spark
+
+
+def checkpoint_dir(master: str) -> str:
+    """Where the engines' reliable checkpoints go: ``$INCSPEC_CHECKPOINT_DIR`` (a Hadoop URL
+    every executor and the driver reach), else, on a local master, a fresh temp folder. On a
+    cluster there is no default: a folder of the driver's disk would be written by each
+    executor to its own local disk, and lost with it."""
+    given = os.environ.get(CHECKPOINT_ENV)
+    if given:
+        return given
+    if master.startswith("local"):
+        return tempfile.mkdtemp(prefix="incspec-ckpt-")
+    raise SparkEngineError("malformed-input",
+                           f"on the cluster {master} the engines need {CHECKPOINT_ENV}: a location every "
+                           "executor and the driver reach (hdfs://..., s3a://..., or a file:// folder "
+                           "mounted at the same path on every machine), where their state is checkpointed")

@@ -73,6 +73,7 @@ def test_an_exception_in_the_reducer_is_reported_with_its_input(capsys: pytest.C
     assert "0" in (args["v1"], args["v2"])
 
 
+@pytest.mark.serial
 def test_a_python_level_hang_hits_the_per_call_limit_and_names_the_input(
         capsys: pytest.CaptureFixture[str]) -> None:
     start = time.monotonic()
@@ -85,6 +86,7 @@ def test_a_python_level_hang_hits_the_per_call_limit_and_names_the_input(
     assert time.monotonic() - start < 30
 
 
+@pytest.mark.serial
 def test_a_hang_in_add_is_caught_everywhere_add_is_called(capsys: pytest.CaptureFixture[str]) -> None:
     # besides the law instances, the exhaustive engine calls add to close ι under ⊕ over the
     # finite V: that call is under the per-call limit too, so the run ends long before --timeout
@@ -98,6 +100,7 @@ def test_a_hang_in_add_is_caught_everywhere_add_is_called(capsys: pytest.Capture
     assert time.monotonic() - start < 40
 
 
+@pytest.mark.serial
 def test_a_native_hang_is_killed_by_the_total_time_limit(capsys: pytest.CaptureFixture[str]) -> None:
     start = time.monotonic()
     status, report = run([f"{BAD}:hangs_in_native_code", "--values", "int[0..1]", "--timeout", "4",
@@ -132,6 +135,7 @@ def test_an_add_that_returns_none_is_refused(capsys: pytest.CaptureFixture[str])
     assert status == 2 and "add must return the new accumulator" in report["error"]["message"]
 
 
+@pytest.mark.serial
 def test_a_slow_reducer_gets_a_partial_search_within_the_time_limit(
         capsys: pytest.CaptureFixture[str]) -> None:
     start = time.monotonic()

@@ -78,6 +78,7 @@ class CasesOnly:
 SIZES = (100, 1_000, 10_000)
 
 
+@pytest.mark.serial
 def test_the_reference_passes_and_a_recomputing_engine_fails_in_process() -> None:
     reference = scaling.run_probes(InProcess(resolve("reference")), SIZES)
     assert reference and all(r.passed for r in reference), scaling.report(reference)
@@ -130,6 +131,7 @@ def test_a_cost_failure_stands_only_if_measuring_again_fails_too(monkeypatch: py
     assert scaling.run_probe(None, probe).passed and calls == [0.3]  # type: ignore[arg-type]
 
 
+@pytest.mark.serial
 def test_timed_from_whole_cases_the_verdicts_are_the_same() -> None:
     reference = scaling.run_probes(CasesOnly(InProcess(resolve("reference"))), SIZES, steps=100)
     assert all(r.passed for r in reference), scaling.report(reference)
@@ -160,6 +162,7 @@ def test_an_engine_without_the_zset_area_is_not_probed_and_a_refusing_one_is_not
     assert "not judged: size 100: error unsupported" in scaling.report(refused)
 
 
+@pytest.mark.serial
 def test_the_command_line_flag_runs_the_probes(capsys: pytest.CaptureFixture[str]) -> None:
     assert conform.main(["--impl", "reference", "--scaling", "--no-progress"]) == 0
     out = capsys.readouterr().out

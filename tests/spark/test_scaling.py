@@ -11,7 +11,7 @@ import pytest
 from conformance import scaling
 from conformance.adapters.in_process import InProcess
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.serial]  # it times the engine
 
 
 def test_the_spark_engine_passes_the_scaling_probes(spark: Any) -> None:

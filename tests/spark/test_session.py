@@ -32,3 +32,21 @@ def test_generated_code_of_many_query_shapes_is_compiled_once(spark: Any) -> Non
     assert first > 100  # more than the default cache holds
     run_shapes()
     assert compilations() - before == first
+
+
+def test_python_workers_import_the_installed_compiled_pyspark(spark: Any) -> None:
+    """Spark puts its ``pyspark.zip`` first on a worker's path, where nothing is compiled:
+    every worker start compiled pyspark from source, on a loaded machine past the 10 s
+    Spark waits for a worker. The session's launcher puts the installed package first."""
+    import os
+
+    import pyspark
+
+    def pyspark_of_the_worker(_: Any) -> list[str]:
+        import pyspark as worker_pyspark
+
+        return [os.path.abspath(worker_pyspark.__file__)]
+
+    seen = set(spark.sparkContext.parallelize(range(2), 2).mapPartitions(pyspark_of_the_worker).collect())
+    assert seen == {os.path.abspath(pyspark.__file__)}
+    assert ".zip" not in next(iter(seen))
