@@ -37,8 +37,8 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from spark_impl.scratch import once
-from spark_impl.state import union_all
+from spark_impl.storage.frames import union_all
+from spark_impl.storage.scratch import once
 
 #: a table's overlay rows are merged into new bases past this share of its base ...
 COMPACT_RATIO = 0.05

@@ -6,7 +6,7 @@ frame a lazy local checkpoint: the first job that reads it computes it into
 the executors' block stores, later plans read those blocks as a leaf (the
 lineage, and the plan, stop there). The blocks are scratch: they die with an
 executor and nothing stored may depend on them (stored tables are written by
-reliable checkpoints, :mod:`spark_impl.keyed_table`).
+reliable checkpoints, :mod:`spark_impl.storage.keyed_tables`).
 
 Spark frees a local checkpoint's blocks only when the JVM collects its RDD
 object, which may be long after the update (or never, before the heap is full:
@@ -94,8 +94,8 @@ def local_checkpoint(df: DataFrame, eager: bool) -> DataFrame:
     property when an RDD is made, on the thread making it, so it is set here.
 
     The blocks are executor-local: for an update's scratch (and the Z-set
-    engine's versions, spark_impl/state.py), never for state that must
-    survive an executor (written reliably: spark_impl/keyed_table.py)."""
+    engine's versions, spark_impl/storage/frames.py), never for state that must
+    survive an executor (written reliably: spark_impl/storage/keyed_tables.py)."""
     df.sparkSession.sparkContext.setLocalProperty(ALL_MARKED_ANCESTORS, "true")
     return without_inherited_statistics(df.localCheckpoint(eager=eager))
 

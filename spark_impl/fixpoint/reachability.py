@@ -13,22 +13,22 @@ Everything runs on the executors, as rounds of DataFrame joins; the driver
 holds DataFrame handles and counts (a round's frontier size, its least rank),
 never nodes:
 
-* state (:class:`~spark_impl.keyed_table.KeyedTables`, reliably checkpointed,
+* state (:class:`~spark_impl.storage.keyed_tables.KeyedTables`, reliably checkpointed,
   FIX-DEC-SPARK-STATE): ``roots (node)``; the edges twice, partitioned by
   source (``stepFwd``) and by target (``stepInv``, the paper's maintained
   index), so a round shuffles the frontier, not the edges; ``live (node,
-  rank)`` partitioned by node; the segments (:mod:`spark_impl.segments`),
+  rank)`` partitioned by node; the segments (:mod:`spark_impl.fixpoint.segments`),
   partitioned by node and by segment;
 * a frontier is a DataFrame, the small side of shuffled hash joins onto the
   tables' layout; nothing is broadcast and no runtime Bloom filter is built
   (:mod:`spark_impl.join_scope`: each is a Spark job of its own, which made a
   single-edge delete 38 jobs, then 14). A stored table is read as its base patched by small frames (the
   overlay of earlier updates, this update's removals and additions:
-  :class:`~spark_impl.keyed_table.Patched`), and a join goes into the parts,
+  :class:`~spark_impl.storage.keyed_tables.Patched`), and a join goes into the parts,
   so the base meets the probe where it lies and is never shuffled (a union of
   base and patches would lose the base's partitioning and shuffle it whole
   every round). A frame that several joins read is computed once
-  (:func:`~spark_impl.scratch.once`; the update's scratch frames are
+  (:func:`~spark_impl.storage.scratch.once`; the update's scratch frames are
   released when the next update begins). Each table is read once per round
   at most: one lookup in the live set serves a round's candidates and their
   derivers; re-derivation reads the in-edges of the dead that the rounds
@@ -41,7 +41,7 @@ never nodes:
   ``benchmarks.reach_engine_bench``). A cascade round is one job, the
   successors of its dead computed with them (``_measured``). A path of
   elements each with one in-edge, from the one before, is a segment
-  (:mod:`spark_impl.segments`): the members after an element that dies die
+  (:mod:`spark_impl.fixpoint.segments`): the members after an element that dies die
   with it, found by one more job (their successors by another), and the
   members after an element that settles settle with it, so cutting off a
   chain of 32 nodes is 7 jobs (it was 35 with a round per node, 67 before
@@ -99,11 +99,11 @@ from typing import Any, TypeVar
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from spark_impl import segments
+from spark_impl.fixpoint import segments
 from spark_impl.join_scope import without_broadcasts
-from spark_impl.keyed_table import KeyedTables, Patched, Span, Table, merged_patches
-from spark_impl.scratch import Scratch, lost_scratch, once
-from spark_impl.state import union_all
+from spark_impl.storage.frames import union_all
+from spark_impl.storage.keyed_tables import KeyedTables, Patched, Span, Table, merged_patches
+from spark_impl.storage.scratch import Scratch, lost_scratch, once
 
 Node = Hashable
 Edge = tuple[Any, Any]
@@ -185,7 +185,7 @@ class StoredTable:
 def _scratch(df: DataFrame, **aggs: Column) -> tuple[DataFrame, dict[str, int]]:
     """Scratch data of one round, computed once by the one job that also
     computes its aggregates ``aggs`` (ints: counts, a least rank); a frame of
-    :func:`~spark_impl.scratch.once`, released with the update's scratch."""
+    :func:`~spark_impl.storage.scratch.once`, released with the update's scratch."""
     out, t, _ = _spanned(df, None, **aggs)
     return out, t
 
@@ -244,7 +244,7 @@ def _small(df: DataFrame) -> DataFrame:
     """The small side of a join between scratch frames, hashed (a shuffled
     hash join; the hint also keeps Spark from broadcasting it: a broadcast is
     a Spark job of its own). Joins with a stored table go through
-    :meth:`~spark_impl.keyed_table.Patched.join`, which leaves the table where
+    :meth:`~spark_impl.storage.keyed_tables.Patched.join`, which leaves the table where
     it lies (partitioned by the join's first key;
     ``spark.sql.requireAllClusterKeysForCoPartition`` is off, see
     spark_impl/session.py)."""
@@ -285,7 +285,7 @@ class IncrementalReachability:
         self.node_type = node_type
         self.bulk_rows, self.bulk_share = bulk_rows, bulk_share
         #: the last update's scratch frames: its output delta reads them, so they
-        #: are released when the next update begins (spark_impl/scratch.py)
+        #: are released when the next update begins (spark_impl/storage/scratch.py)
         self._scratch = Scratch()
         #: attempts run again because their scratch frames were lost (:meth:`_retrying`)
         self.retries = 0
@@ -388,7 +388,7 @@ class IncrementalReachability:
     def _retrying(self, attempt: Callable[[], _T]) -> _T:
         """``attempt()`` with its scratch frames collected, run again (at most
         :data:`SCRATCH_RETRIES` times) when it failed because some of them were
-        lost: they are executor-local blocks (spark_impl/scratch.py), gone with
+        lost: they are executor-local blocks (spark_impl/storage/scratch.py), gone with
         an executor that died mid-update. Nothing is swapped in before an
         attempt succeeds, so a retry starts from the same stored tables (which
         are reliable checkpoints and survive the executor) and gives the same

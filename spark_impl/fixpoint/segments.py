@@ -45,7 +45,7 @@ from collections.abc import Callable
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from spark_impl.scratch import once
+from spark_impl.storage.scratch import once
 
 #: pointer-jumping rounds when building: segments of at most 2^6 + 1 = 65 elements
 BUILD_ROUNDS = 6
