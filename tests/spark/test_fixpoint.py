@@ -150,25 +150,25 @@ def test_a_failed_update_leaves_the_state_unchanged(spark: Any, monkeypatch: pyt
     assert (delta.added, delta.removed) == (set(), {"A", "B"})
 
 
-def _losing_scratch_after_the_first_round(monkeypatch: pytest.MonkeyPatch, attempts: int) -> list[int]:
+def _losing_scratch_after_the_first_round(monkeypatch: pytest.MonkeyPatch, engine: Any, attempts: int) -> list[int]:
     """Patch the cascade so that, in each of its first ``attempts`` updates'
-    attempts, every scratch block is dropped after the first round, as if the
-    executors holding them had died; returns the list of rounds run per attempt."""
-    from spark_impl.fixpoint.reachability import _Update
+    attempts, every scratch block of ``engine`` is dropped after the first round, as
+    if the executors holding them had died; returns the list of rounds run per attempt."""
+    from spark_impl.fixpoint.contraction import Contraction
 
-    real = _Update.cascade_round
+    real = Contraction.cascade_round
     rounds: list[int] = []
 
-    def losing(self: _Update, *args: Any) -> Any:
+    def losing(self: Contraction, *args: Any) -> Any:
         out = real(self, *args)
-        if self.work.rounds == 1:
+        if self.update.work.rounds == 1:
             rounds.append(0)
             if len(rounds) <= attempts:
-                self.engine._scratch.release()
+                engine._scratch.release()
         rounds[-1] += 1
         return out
 
-    monkeypatch.setattr(_Update, "cascade_round", losing)
+    monkeypatch.setattr(Contraction, "cascade_round", losing)
     return rounds
 
 
@@ -183,7 +183,7 @@ def test_an_update_that_lost_its_scratch_blocks_is_run_again(spark: Any, monkeyp
 
     r = IncrementalReachability(spark, "bigint")
     r.make(spark.createDataFrame([(0,)], "node bigint"), spark.range(0, 5).selectExpr("id as src", "id + 1 as dst"))
-    rounds = _losing_scratch_after_the_first_round(monkeypatch, attempts=1)
+    rounds = _losing_scratch_after_the_first_round(monkeypatch, r, attempts=1)
     cut = r.apply(remove_edges=[(1, 2)])
     # the lost attempt stopped after its first round; the retry kills 2, and 3-5 with it (one
     # segment: spark_impl/fixpoint/segments.py), then finds no live successor: two rounds
@@ -203,7 +203,7 @@ def test_an_update_losing_its_scratch_every_time_fails_and_changes_nothing(
 
     r = IncrementalReachability(spark, "bigint")
     r.make(spark.createDataFrame([(0,)], "node bigint"), spark.range(0, 5).selectExpr("id as src", "id + 1 as dst"))
-    rounds = _losing_scratch_after_the_first_round(monkeypatch, attempts=SCRATCH_RETRIES + 1)
+    rounds = _losing_scratch_after_the_first_round(monkeypatch, r, attempts=SCRATCH_RETRIES + 1)
     with pytest.raises(Exception) as failure:
         r.apply(remove_edges=[(1, 2)])
     assert lost_scratch(failure.value)
