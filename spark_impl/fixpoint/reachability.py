@@ -13,80 +13,70 @@ Everything runs on the executors, as rounds of DataFrame joins; the driver
 holds DataFrame handles and counts (a round's frontier size, its least rank),
 never nodes:
 
-* state (:class:`~spark_impl.storage.keyed_tables.KeyedTables`, reliably checkpointed,
-  FIX-DEC-SPARK-STATE): ``roots (node)``; the edges twice, partitioned by
-  source (``stepFwd``) and by target (``stepInv``, the paper's maintained
-  index), so a round shuffles the frontier, not the edges; ``live (node,
-  rank)`` partitioned by node; the segments (:mod:`spark_impl.fixpoint.segments`),
-  partitioned by node and by segment;
+* state (:class:`~spark_impl.storage.keyed_tables.KeyedTables`, reliably
+  checkpointed, FIX-DEC-SPARK-STATE): ``roots (node)``; the edges twice,
+  partitioned by source (``stepFwd``) and by target (``stepInv``, the paper's
+  maintained index), so a round shuffles the frontier, not the edges;
+  ``live (node, rank)`` partitioned by node; the segments
+  (:mod:`spark_impl.fixpoint.segments`), partitioned by node and by segment;
 * a frontier is a DataFrame, the small side of shuffled hash joins onto the
   tables' layout; nothing is broadcast and no runtime Bloom filter is built
-  (:mod:`spark_impl.join_scope`: each is a Spark job of its own, which made a
-  single-edge delete 38 jobs, then 14). A stored table is read as its base patched by small frames (the
-  overlay of earlier updates, this update's removals and additions:
-  :class:`~spark_impl.storage.keyed_tables.Patched`), and a join goes into the parts,
-  so the base meets the probe where it lies and is never shuffled (a union of
-  base and patches would lose the base's partitioning and shuffle it whole
-  every round). A frame that several joins read is computed once
+  (:mod:`spark_impl.join_scope`: each is a Spark job of its own). A stored
+  table is read as its base patched by small frames (the overlay of earlier
+  updates, this update's removals and additions:
+  :class:`~spark_impl.storage.keyed_tables.Patched`), and a join goes into the
+  parts, so the base meets the probe where it lies and is never shuffled (a
+  union of base and patches would lose the base's partitioning and shuffle it
+  whole every round). A frame that several joins read is computed once
   (:func:`~spark_impl.storage.scratch.once`; the update's scratch frames are
-  released when the next update begins). Each table is read once per round
-  at most: one lookup in the live set serves a round's candidates and their
-  derivers; re-derivation reads the in-edges of the dead that the rounds
-  which killed them read; a batch's edge rows need no presence check
-  (:func:`~spark_impl.fixpoint.apply_delta.net_change`). A single-edge insert is 4 jobs (seeds, one
-  expansion round, the output delta, the write: one scan of the edges), a
-  delete 4 (a cascade round with the successors of its dead, re-derivation,
-  the output delta, the write: two scans of the edges), whatever the graph's
-  size (``tests/spark/test_fixpoint.py``; figures by
-  ``benchmarks.reach_engine_bench``). A cascade round is one job, the
-  successors of its dead computed with them (:func:`~spark_impl.fixpoint.update.measured`). A path of
-  elements each with one in-edge, from the one before, is a segment
-  (:mod:`spark_impl.fixpoint.segments`): the members after an element that dies die
-  with it, found by one more job (their successors by another), and the
-  members after an element that settles settle with it, so cutting off a
-  chain of 32 nodes is 7 jobs (it was 35 with a round per node, 67 before
-  that) and hanging it back 6.
-  Spark has no index, but the stored bases are sorted within their
+  released when the next update begins);
+* each table is read once per round at most: one lookup in the live set
+  serves a round's worklist and its derivers; re-derivation reads the
+  in-edges of the dying that the rounds which killed them read; a batch's
+  edge rows need no presence check
+  (:func:`~spark_impl.fixpoint.apply_delta.net_change`). A round is one job,
+  its frames measured together (:func:`~spark_impl.fixpoint.update.measured`).
+  A single-edge insert is 4 jobs (seeds, one expansion round, the output
+  delta, the write: one scan of the edges), a delete 4 (a cascade round with
+  the successors of its dying, re-derivation, the output delta, the write:
+  two scans of the edges), whatever the graph's size
+  (``tests/spark/test_fixpoint.py``; figures by ``benchmarks.reach_engine_bench``);
+* a path of elements each with one in-edge, from the one before, is a segment
+  (:mod:`spark_impl.fixpoint.segments`): the members after an element that
+  dies die with it, and the members after an element that settles settle
+  with it, each found by one more job, so cutting off a chain is 7 jobs and
+  hanging it back 6, whatever its length (following such paths inside a
+  round's job, without an index, was tried and is slower: CHANGELOG.md);
+* Spark has no index, but the stored bases are sorted within their
   partitions and the cache keeps each batch's least and greatest key: a join
-  whose probe's span the driver knows (from the batch's own rows, or from
-  the aggregates of the job that computed the probe: :func:`~spark_impl.fixpoint.update.spanned`) reads the
-  base within that span, and the cache skips the batches outside it (at
-  10^7 edges a single-edge delete's two edge reads went from about 2 s of
-  executor time each to 0.4 s). What remains proportional to the graph: a
-  probe whose keys are far apart (a new edge from an old node to a new one)
-  spans most of the base, and the lookups of derivers' ranks have no span
-  (their keys are not known before the job that reads them), so those
-  still stream the whole cached table past the probe;
-* contraction (:mod:`spark_impl.fixpoint.contraction`) is the cascade in synchronous rounds (candidates without a live
-  deriver of lower rank die; the successors of the dead are the next
-  candidates), whose result is the worklist cascade's: under the rank
-  invariant an element's fate depends only on elements of lower rank, so the
-  order of examination does not matter (FIX-DEC-GAP). Then re-derivation:
-  the dead with a surviving deriver are the frontier of an expansion;
-* expansion (:mod:`spark_impl.fixpoint.expansion`) settles elements in rank order, one rank per round (a round
-  settles every tentative element of the least tentative rank), which is the
-  reference's priority-queue order, so ranks agree with it exactly; a
-  segment's members settle with their anchor at its rank plus their
-  distance, the rank their one deriver gives them. (Rounds that followed
-  in-degree-1 paths a few hops inside their own job, without an index, were
-  tried and measured slower: a chain of 32 in 11 jobs instead of 35, but
-  41 s against 24 s to cut it off at 10^5 edges; CHANGELOG.md, chains);
+  whose probe's span the driver knows (from the batch's own rows, or from the
+  aggregates of the job that computed the probe:
+  :func:`~spark_impl.fixpoint.update.spanned`) reads the base within that
+  span, and the cache skips the batches outside it. What remains proportional
+  to the graph: a probe whose keys are far apart (a new edge from an old node
+  to a new one) spans most of the base, and the lookups of derivers' ranks
+  have no span (their keys are not known before the job that reads them), so
+  those still stream the whole cached table past the probe;
+* contraction (:mod:`spark_impl.fixpoint.contraction`) is the cascade in
+  synchronous rounds, then re-derivation; expansion
+  (:mod:`spark_impl.fixpoint.expansion`) settles elements in rank order, one
+  rank per round, so ranks agree with the reference's exactly; one batch
+  runs them in FIX-DEC-BATCH's order (:mod:`spark_impl.fixpoint.apply_delta`);
 * an update writes its new tables first and swaps them in at the end (atomic:
   a failure leaves the old state; one that lost scratch blocks with an
-  executor is run again, :meth:`IncrementalReachability._retrying`); ``make``, the first batch and any batch
-  of at least ``BULK_ROWS`` rows and ``BULK_SHARE`` of the edges take the
-  from-scratch path (semi-naive BFS rounds, FIX-LEM-SEMINAIVE);
+  executor is run again, :meth:`IncrementalReachability._retrying`);
+  ``make``, the first batch and any batch of at least ``BULK_ROWS`` rows and
+  ``BULK_SHARE`` of the edges take the from-scratch path (semi-naive BFS
+  rounds, FIX-LEM-SEMINAIVE);
 * so does an update that turns out large: a small batch can kill or derive
   most of the graph (a root removed), and the cascade or expansion would then
   spend a Spark round per rank on frontiers as large as the graph, several
-  times a recompute (measured: 28.7 s against 1.8 s at 10^5 edges). Once the
-  cascade's dead, or the candidates of its next round, or the nodes an
-  expansion has still to settle, reach ``BULK_ROWS`` and ``BULK_SHARE`` of the
-  live set, the update is abandoned (nothing of it was written) and the batch
-  recomputed from scratch, so such an update costs at most the rounds up to
-  that point plus a recompute. A recompute keeps the stored edges, pending
-  changes included, when the batch changes none (at 10^7 edges, rewriting
-  them was 31 s of a 54 s root removal).
+  times a recompute. Once the cascade's dying, or the worklist of its next
+  round, or the nodes an expansion has still to settle, reach ``BULK_ROWS``
+  and ``BULK_SHARE`` of the live set, the update is abandoned (nothing of it
+  was written) and the batch recomputed from scratch, so such an update costs
+  at most the rounds up to that point plus a recompute. A recompute keeps the
+  stored edges, pending changes included, when the batch changes none.
 """
 
 from __future__ import annotations
