@@ -40,6 +40,8 @@ an accumulator domain that lacks it, and says so.
 from __future__ import annotations
 
 import ast
+import dataclasses
+import enum
 import itertools
 import math
 import types
@@ -634,13 +636,135 @@ def parse_domain(text: str) -> Domain:
     raise DomainError(f"unknown domain {text!r}. {SYNTAX_HELP}")
 
 
+# --- the records and enumerations people write: dataclass, NamedTuple, TypedDict, Enum ---
+
+
+def _record_fields(cls: type) -> list[str] | None:
+    """The constructor's fields of a dataclass (``init`` ones) or a NamedTuple, else None."""
+    if dataclasses.is_dataclass(cls):
+        return [f.name for f in dataclasses.fields(cls) if f.init]
+    if issubclass(cls, tuple) and hasattr(cls, "_fields"):
+        return list(cls._fields)
+    return None
+
+
+def _field_hints(cls: type) -> dict[str, Any] | None:
+    try:
+        return typing.get_type_hints(cls)
+    except Exception:  # a forward reference that does not resolve
+        return None
+
+
+def record_domain(cls: type) -> Domain | None:
+    """Instances of a dataclass (frozen or not) or a NamedTuple, the type kept (``acc.n``
+    works), each field over its hint's default domain; None when a field has none."""
+    names, hints = _record_fields(cls), _field_hints(cls)
+    if names is None or hints is None:
+        return None
+    parts = [domain_of_type(hints.get(name)) for name in names]
+    if any(p is None for p in parts):
+        return None
+    known = [p for p in parts if p is not None]
+
+    def build(values: Sequence[Any]) -> Any:
+        return cls(**dict(zip(names, values, strict=True)))
+
+    def built(rows: Any) -> tuple[Any, ...]:
+        out = []
+        for row in rows:
+            try:
+                out.append(build(row))
+            except Exception:  # the class refuses it (a __post_init__ check): not in the domain
+                continue
+        return tuple(out)
+
+    finite = [p.elements() for p in known]
+    everything = None
+    if all(f is not None for f in finite) and \
+            math.prod(len(f) for f in finite if f is not None) <= MAX_ENUMERATED:
+        everything = built(itertools.product(*(f for f in finite if f is not None)))
+    probe = built(itertools.islice(itertools.product(*(p.sample()[:3] for p in known)), 27))
+
+    def member(x: Any) -> bool:
+        return type(x) is cls and all(p.contains(getattr(x, name)) is not False
+                                      for name, p in zip(names, known, strict=True))
+
+    fields_spec = ", ".join(f"{name}: {p.spec}" for name, p in zip(names, known, strict=True))
+    kind = "dataclass" if dataclasses.is_dataclass(cls) else "NamedTuple"
+    return Domain(
+        spec=f"{cls.__name__}({fields_spec})",
+        description=f"{kind} {cls.__name__} instances (" + ", ".join(
+            f"{name}: {p.description}" for name, p in zip(names, known, strict=True)) + ")",
+        finite_elements=everything,
+        probe=probe,
+        make_strategy=lambda: st.builds(cls, **{name: p.strategy()
+                                                for name, p in zip(names, known, strict=True)}),
+        floats=any(p.floats for p in known),
+        member=member,
+    )
+
+
+def typed_dict_domain(cls: type) -> Domain | None:
+    """Dicts of a TypedDict: its required keys always, its optional ones or not, each value
+    over its hint's default domain; None when a value's hint has none."""
+    hints = _field_hints(cls)
+    if hints is None:
+        return None
+    parts = {key: domain_of_type(hint) for key, hint in hints.items()}
+    if any(p is None for p in parts.values()):
+        return None
+    known = {key: p for key, p in parts.items() if p is not None}
+    required = frozenset(getattr(cls, "__required_keys__", frozenset(known)))
+    keys = list(known)
+    probe = tuple(dict(zip(keys, row, strict=True)) for row in itertools.islice(
+        itertools.product(*(known[k].sample()[:3] for k in keys)), 27))
+
+    def member(x: Any) -> bool:
+        return (type(x) is dict and required <= x.keys() <= known.keys()
+                and all(known[k].contains(v) is not False for k, v in x.items()))
+
+    return Domain(
+        spec=f"{cls.__name__}{{" + ", ".join(f"{k!r}: {p.spec}" for k, p in known.items()) + "}",
+        description=f"TypedDict {cls.__name__} dicts (" + ", ".join(
+            f"{k!r}: {p.description}" for k, p in known.items()) + ")",
+        finite_elements=None,
+        probe=probe,
+        make_strategy=lambda: st.fixed_dictionaries(
+            {k: p.strategy() for k, p in known.items() if k in required},
+            optional={k: p.strategy() for k, p in known.items() if k not in required}),
+        floats=any(p.floats for p in known.values()),
+        member=member,
+    )
+
+
+def enum_domain(cls: type[enum.Enum]) -> Domain:
+    """The members of an Enum (finite: the exhaustive engine decides over them)."""
+    members = tuple(cls)
+    domain = carrier_domain(members, f"{cls.__name__}{{{', '.join(m.name for m in members)}}}")
+    return dataclasses.replace(domain, description=f"the {len(members)} members of {cls.__name__}")
+
+
+def _literal_domain(args: tuple[Any, ...]) -> Domain | None:
+    return carrier_domain(args) if args else None
+
+
 # --- inference from type hints -------------------------------------------------------
 
 
 def domain_of_type(hint: Any) -> Domain | None:
     """The default domain of a type hint, or None when there is none. Containers
     (``list[int]``, ``dict[str, int]``, ``frozenset[int]``, ``tuple[int, ...]``) get
-    their bounded default (at most ``MAX_SIZE`` elements); ``Optional[X]`` adds None."""
+    their bounded default (at most ``MAX_SIZE`` elements); ``Optional[X]`` adds None;
+    a dataclass, NamedTuple or TypedDict is built from its fields' hints, an Enum
+    ranges over its members, ``Literal[...]`` over its values."""
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return enum_domain(hint) if len(hint) else None
+    if isinstance(hint, type) and typing.is_typeddict(hint):
+        return typed_dict_domain(hint)
+    if isinstance(hint, type) and _record_fields(hint) is not None:
+        return record_domain(hint)
+    if typing.get_origin(hint) is typing.Literal:
+        return _literal_domain(typing.get_args(hint))
     if hint is int:
         return int_domain()
     if hint is float:
@@ -674,7 +798,10 @@ def domain_of_type(hint: Any) -> Domain | None:
 
 
 def domain_of_value(value: Any) -> Domain | None:
-    """The default domain of the type of ``value`` (used for the initial accumulator)."""
+    """The default domain of the type of ``value`` (used for the initial accumulator): a
+    dataclass, NamedTuple or Enum by its class, so that ``acc.field`` keeps working."""
+    if isinstance(value, enum.Enum) or _record_fields(type(value)) is not None:
+        return domain_of_type(type(value))
     if isinstance(value, bool):
         return bool_domain()
     if isinstance(value, tuple):

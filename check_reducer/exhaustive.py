@@ -13,17 +13,21 @@ first counterexample found is a minimal one.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from check_reducer.laws import LAWS, Law, bag
+from check_reducer.laws import LAWS, REMOVED_FROM_A, Law, bag
 from check_reducer.purity import freeze
 from check_reducer.search import (
     EngineResult,
+    Finding,
+    Found,
     Problem,
+    Status,
     Stopwatch,
     call_limited,
     evaluate,
@@ -111,31 +115,73 @@ def reachable(problem: Problem, values: tuple[Any, ...],
     return Closure(seen)
 
 
+#: the laws over accumulators a ∈ A that a runtime meets at reachable accumulators: their
+#: instances at a = fold_⊕(ι, M) come first, so that a counterexample there is found first
+REACHABLE_FIRST = ("def2-add", "def2-remove", "pure")
+
+#: how many values of the sample the reachable instances are folded from
+REACH_VALUES = 7
+
+#: an instance to evaluate, with the multiset M it was folded from (a = fold_⊕(ι, M))
+Instance = tuple[dict[str, Any], tuple[Any, ...] | None]
+
+
+def _reachable_instances(law: Law, problem: Problem) -> Iterator[Instance]:
+    """Instances of a law over (a, v...) at reachable accumulators a = fold_⊕(ι, M), smallest
+    M first, with every value of the sample; for ⊖'s commutativity M holds v1 and v2 (a valid
+    removal, the instances a runtime meets), for ``pure`` M comes with and without v. The
+    first fold on which add raises or hangs ends them (the laws that fold report it)."""
+    vals = problem.values.sample()
+    probe = vals[:REACH_VALUES]
+    add = call_limited(problem, problem.R.add)
+    names = [name for name, kind in law.params if kind == "value"]
+    together = law.key == "def2-remove"  # the values removed are in M
+    size = max(1, problem.bounds.bag - len(names)) if together else max(0, problem.bounds.bag - 1)
+    try:
+        for M0 in bags_up_to(probe, size):
+            a = None if together else fold(add, problem.R.initial, bag(M0))
+            for vs in itertools.product(vals, repeat=len(names)):
+                M = (*M0, *vs) if together else M0
+                if together:
+                    a = fold(add, problem.R.initial, bag(M))
+                yield {"a": a, **dict(zip(names, vs, strict=True))}, tuple(M)
+    except Exception:
+        return
+
+
 def _instances(law: Law, problem: Problem,
-               reached: Closure | None) -> tuple[Iterable[dict[str, Any]], str, bool]:
+               reached: Closure | None) -> tuple[Iterable[Instance], str, bool]:
     """The instances of ``law`` to enumerate, a description, and whether they cover its ∀."""
     A, V = problem.accumulators, problem.values
     vals = V.sample()
     v_desc = f"V = {V.spec}" if V.is_finite else f"the sample {_show(vals)} of {V.spec}"
     if law.key == "def11":
         n = problem.bounds.exhaustive_total
-        return (_split_instances(vals, n),
+        return (((x, None) for x in _split_instances(vals, n)),
                 f"single-key C, Δ with |C(k)| + |Δ⁺(k)| <= {n}, values from {v_desc}", False)
     if law.key == "def7":
         if reached is not None:
-            return ({"M": M, "v": v} for M in reached.paths() for v in vals), (
+            return (({"M": M, "v": v}, None) for M in reached.paths() for v in vals), (
                 f"all {len(reached)} reachable accumulators (closure of ι under ⊕ over "
                 f"the finite V = {V.spec}) × every v"), True
         n = problem.bounds.bag
-        return ({"M": M, "v": v} for M in bags_up_to(vals, n) for v in vals), (
+        return (({"M": M, "v": v}, None) for M in bags_up_to(vals, n) for v in vals), (
             f"every multiset M with |M| <= {n} and every v over {v_desc}"), False
     accs = A.sample()
     a_desc = f"A = {A.spec}" if A.is_finite else f"the sample {_show(accs)} of {A.spec}"
     names = [name for name, kind in law.params if kind == "value"]
     decided = A.is_finite and V.is_finite
-    return ({"a": a, **dict(zip(names, vs, strict=True))}
-            for a in accs for vs in itertools.product(vals, repeat=len(names))), (
-        f"every a in {a_desc}, every v in {v_desc}"), decided
+    domain: Iterable[Instance] = (
+        ({"a": a, **dict(zip(names, vs, strict=True))}, None)
+        for a in accs for vs in itertools.product(vals, repeat=len(names)))
+    searched = f"every a in {a_desc}, every v in {v_desc}"
+    if law.key in REACHABLE_FIRST:
+        sizes = (f"M = M0 ⊎ {{|v1, v2|}}, |M0| <= {max(1, problem.bounds.bag - 2)}"
+                 if law.key == "def2-remove" else f"|M| <= {max(0, problem.bounds.bag - 1)}")
+        searched = (f"first the reachable a = fold_⊕(ι, M), {sizes} of the first "
+                    f"{REACH_VALUES} of {v_desc}, then {searched}")
+        return itertools.chain(_reachable_instances(law, problem), domain), searched, decided
+    return domain, searched, decided
 
 
 def _show(xs: tuple[Any, ...], limit: int = 8) -> str:
@@ -143,25 +189,56 @@ def _show(xs: tuple[Any, ...], limit: int = 8) -> str:
     return "{" + shown + (", ..." if len(xs) > limit else "") + "}"
 
 
+def _met(law: Law, finding: Finding, M: tuple[Any, ...]) -> bool:
+    """Whether a runtime meets an instance at a = fold_⊕(ι, M): the values the call shown
+    removes from a are in M (a valid removal); a call of add always is."""
+    removing = law.key != "pure" or finding.removing()
+    removed = [finding.args[name] for name in REMOVED_FROM_A.get(law.key, ()) if removing]
+    return bag(removed).issubset(bag(M))
+
+
 def check_law(law: Law, problem: Problem, reached: Closure | None = None) -> EngineResult:
+    """Every instance of ``law`` up to the bounds, smallest first, until a counterexample. An
+    instance folded from M that a runtime does not meet (``pure`` removing a value M lacks) is
+    kept while the reachable instances go on: one a runtime meets is shown first."""
     clock = Stopwatch()
     instances, searched, covers = _instances(law, problem, reached)
     cap = problem.bounds.exhaustive_cap
     cases = declined = 0
-    for args in instances:
+    seen: set[Any] = set()
+    kept: tuple[Found, Finding] | None = None  # the first counterexample a runtime does not meet
+
+    def result(status: Status, finding: Finding | None, text: str = searched,
+               decided: bool = False) -> EngineResult:
+        return EngineResult("exhaustive", law.key, status, text, cases, declined, decided,
+                            clock.seconds(), finding)
+
+    for args, M in instances:
+        if kept is not None and M is None:  # the reachable instances are done
+            return result(*kept)
         if cases >= cap or (cases > 0 and problem.out_of_time()):  # always one instance
             why = f"the cap of {cap} instances" if cases >= cap else "the time limit"
-            return EngineResult("exhaustive", law.key, "holds", f"{searched}; stopped at {why}",
-                                cases, declined, False, clock.seconds())
+            if kept is not None:
+                return result(*kept)
+            return result("holds", None, f"{searched}; stopped at {why}")
+        key = freeze(args)
+        if key in seen:  # the same instance folded from another M, or in the sample again
+            continue
+        seen.add(key)
         cases += 1
         status, finding = evaluate(problem, law, args)
         if status == "declined":
             declined += 1
-        elif found(status):
-            return EngineResult("exhaustive", law.key, status, searched, cases, declined,
-                                False, clock.seconds(), finding)
-    return EngineResult("exhaustive", law.key, "holds", searched, cases, declined, covers,
-                        clock.seconds())
+        elif found(status) and finding is not None:
+            if M is None:
+                return result(status, finding)
+            finding = dataclasses.replace(finding, built_from=M)
+            if _met(law, finding, M):
+                return result(status, finding)
+            kept = kept or (status, finding)
+    if kept is not None:
+        return result(*kept)
+    return result("holds", None, decided=covers)
 
 
 def reachable_by_fold(problem: Problem) -> Closure | None:

@@ -235,6 +235,10 @@ LAWS: tuple[Law, ...] = (
 
 LAW_BY_KEY: dict[str, Law] = {law.key: law for law in LAWS}
 
+#: per law, the values of an instance that its own ⊖ calls remove from the accumulator ``a``
+#: itself (``pure`` calls remove(a, v) too: it counts when that call is the one shown)
+REMOVED_FROM_A = {"def2-remove": ("v1", "v2"), "def7-skipdoc": ("v",), "pure": ("v",)}
+
 
 # --- equality of sides ------------------------------------------------------------------
 

@@ -172,9 +172,11 @@ def freeze(x: Any) -> Any:
     are accumulators people write: the searches key their sets of accumulators by this)."""
     try:
         hash(x)
-        return x
     except TypeError:
         pass
+    else:  # a NamedTuple equals the plain tuple of its fields, True equals 1: keep them apart
+        return (type(x).__name__, x) if type(x) is bool or (
+            isinstance(x, tuple) and type(x) is not tuple) else x
     if isinstance(x, dict):
         return ("dict", frozenset((freeze(k), freeze(v)) for k, v in x.items()))
     if isinstance(x, (list, tuple)):

@@ -74,6 +74,15 @@ class Finding:
     error: str | None = None  # "ZeroDivisionError: division by zero", when it raised
     call: Call | None = None  # the call of add or remove that raised or hung
     hung: bool = False  # the error is the per-call time limit
+    #: a multiset M with a = fold_⊕(ι, M), when the engine built the instance's a so
+    built_from: tuple[Any, ...] | None = None
+
+    def removing(self) -> bool:
+        """Whether the call shown (the one that raised, or the change ``pure`` shows) is a
+        remove: for ``pure`` only that call removes values from ``a``."""
+        if self.call is not None:
+            return self.call.function == "remove"
+        return any("remove" in side for side in (self.sides or {}))
 
 
 @dataclass

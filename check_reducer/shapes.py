@@ -7,9 +7,9 @@ names may be, in the reference's terms a reducer R = (ι, ⊕, ⊖) (SKIP-DEF-6)
    (Skip's shape, and :class:`reference.reduce.Reducer`); ``remove`` may return
    ``None`` to decline (Skip's ``null``: "recompute this key from scratch");
 2. a triple ``(initial, add, remove)``;
-3. a class with those three members (``initial`` a class attribute, ``add`` and
-   ``remove`` static, class or instance methods); it is instantiated with no
-   arguments when ``add`` is an instance method;
+3. a class with those three members (``add`` and ``remove`` static, class or
+   instance methods); it is instantiated with no arguments when ``add`` is an
+   instance method or ``initial`` is not a class attribute (``__init__`` may set it);
 4. a zero-argument function returning any of the above (a factory);
 5. a built-in of the reference's registry (``reference.reduce:BUILTINS.sum``), whose
    finite carriers (``values``, ``accumulators``) become the default domains.
@@ -39,7 +39,8 @@ from reference.reduce import Reducer
 
 SHAPES_HELP = (
     "a reducer is an object with initial/add/remove, a triple (initial, add, remove), "
-    "a class with those members, or a zero-argument function returning one of these"
+    "a class with those members (initial may be set in __init__), or a zero-argument "
+    "function returning one of these"
 )
 
 
@@ -102,10 +103,53 @@ def import_target(target: str) -> Any:
     return obj
 
 
-def _members(obj: Any) -> tuple[Any, Callable[..., Any], Callable[..., Any]] | None:
-    if all(hasattr(obj, m) for m in ("initial", "add", "remove")):
-        return obj.initial, obj.add, obj.remove
-    return None
+#: the members a reducer object or class has (Skip's shape)
+MEMBERS = ("initial", "add", "remove")
+
+
+def _missing(obj: Any) -> list[str]:
+    return [m for m in MEMBERS if not hasattr(obj, m)]
+
+
+def _names(items: list[str]) -> str:
+    """``remove``, ``add and remove``, ``initial, add and remove``."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _not_callable(obj: Any) -> list[str]:
+    return [m for m in ("add", "remove") if not callable(getattr(obj, m))]
+
+
+def _from_members(obj: Any, what: str, name: str) -> Reducer[Any, Any]:
+    """The reducer of an object (or class) with all three members; ``what`` names it in a
+    message ("the class Sum", "the Sum instance")."""
+    missing = _missing(obj)
+    if missing:
+        raise TargetError(f"{name}: {what} lacks {_names(missing)}; {SHAPES_HELP}")
+    wrong = _not_callable(obj)
+    if wrong:
+        raise TargetError(f"{name}: {what}'s {_names(wrong)} must be callable "
+                          f"(add(acc, v) and remove(acc, v))")
+    return Reducer(obj.initial, obj.add, obj.remove, name)
+
+
+def _from_class(cls: type, name: str) -> Reducer[Any, Any]:
+    """A class: its members as they are when ``add`` is a static or class method and
+    ``initial`` a class attribute; else an instance made with no arguments (``initial`` may
+    be set in ``__init__``). Whatever is missing is named exactly."""
+    raw_add = inspect.getattr_static(cls, "add", None)
+    if not _missing(cls) and isinstance(raw_add, (staticmethod, classmethod)):
+        return _from_members(cls, f"the class {cls.__name__}", name)
+    try:
+        instance = cls()
+    except Exception as exc:
+        missing = _missing(cls)
+        lacks = (f" (it has no class attribute{'s' if len(missing) > 1 else ''} "
+                 f"{_names(missing)}, so an instance was needed)" if missing else "")
+        raise TargetError(f"{name}: cannot instantiate the class {cls.__name__} with no "
+                          f"arguments{lacks}: {type(exc).__name__}: {exc}") from exc
+    return _from_members(instance, f"the class {cls.__name__}"
+                         + (" (and its instance)" if "initial" in _missing(cls) else ""), name)
 
 
 def as_reducer(obj: Any, name: str) -> Reducer[Any, Any]:
@@ -115,28 +159,20 @@ def as_reducer(obj: Any, name: str) -> Reducer[Any, Any]:
     if isinstance(obj, Reducer):
         return Reducer(obj.initial, obj.add, obj.remove, obj.name or name)
     if isinstance(obj, tuple):
-        if len(obj) != 3 or not (callable(obj[1]) and callable(obj[2])):
-            raise TargetError(f"{name}: a triple must be (initial, add, remove); {SHAPES_HELP}")
+        if len(obj) != 3:
+            raise TargetError(f"{name}: a tuple of {len(obj)} items; a triple must be "
+                              f"(initial, add, remove); {SHAPES_HELP}")
+        wrong = [what for what, f in (("add", obj[1]), ("remove", obj[2])) if not callable(f)]
+        if wrong:
+            raise TargetError(f"{name}: a triple must be (initial, add, remove), and its "
+                              f"{_names(wrong)} is not callable; {SHAPES_HELP}")
         return Reducer(obj[0], obj[1], obj[2], name)
     if inspect.isclass(obj):
-        members = _members(obj)
-        if members is None:
-            raise TargetError(f"{name}: the class lacks initial/add/remove; {SHAPES_HELP}")
-        raw_add = inspect.getattr_static(obj, "add")
-        if not isinstance(raw_add, (staticmethod, classmethod)):
-            try:
-                obj = obj()
-            except Exception as exc:
-                raise TargetError(f"{name}: cannot instantiate the class with no arguments: "
-                                  f"{type(exc).__name__}: {exc}") from exc
-            members = _members(obj)
-            assert members is not None
-        return Reducer(members[0], members[1], members[2], name)
-    members = _members(obj)
-    if members is not None:
-        if not (callable(members[1]) and callable(members[2])):
-            raise TargetError(f"{name}: add and remove must be callable")
-        return Reducer(members[0], members[1], members[2], name)
+        return _from_class(obj, name)
+    if any(hasattr(obj, m) for m in MEMBERS) and not callable(obj):
+        return _from_members(obj, f"the {type(obj).__name__} object", name)
+    if not _missing(obj):
+        return _from_members(obj, f"the {type(obj).__name__} object", name)
     if callable(obj):
         try:
             made = obj()
@@ -169,6 +205,17 @@ class Inferred:
     accumulators: Domain | None
     values_how: str  # where each domain came from, for the report
     accumulators_how: str
+    values_hints: str = ""  # the hints looked at, for the message when there is no domain
+    accumulators_hints: str = ""
+
+
+def hint_name(hint: Any) -> str:
+    """A hint as written: ``int``, ``dict[str, int]``, ``Stats``; "no hint" for None."""
+    if hint is None:
+        return "no hint"
+    if isinstance(hint, type) and not typing.get_args(hint):
+        return hint.__name__
+    return repr(hint).replace("typing.", "")
 
 
 def _hints(fn: Callable[..., Any]) -> list[Any]:
@@ -194,4 +241,9 @@ def infer_domains(R: Reducer[Any, Any]) -> Inferred:
     if acc is None:
         acc = domain_of_value(R.initial)
         acc_how = f"from the type of initial ({type(R.initial).__name__})"
-    return Inferred(value, acc, "from the type hints of add/remove", acc_how)
+    return Inferred(value, acc, "from the type hints of add/remove", acc_how,
+                    f"add's value parameter: {hint_name(value_hint)}, remove's: "
+                    f"{hint_name(r_value)}",
+                    f"add's accumulator parameter: {hint_name(acc_hint)}, its return: "
+                    f"{hint_name(ret_hint)}, remove's accumulator parameter: {hint_name(r_acc)}, "
+                    f"type of initial: {type(R.initial).__name__}")

@@ -13,7 +13,7 @@ reducer, and runs ``python -m crosshair check --analysis_kind=asserts
 --per_condition_timeout=T`` on it in a subprocess, one law at a time within a
 total time budget (the command gives it only the laws the other engines left open).
 A counterexample CrossHair prints is re-run concretely
-before it is reported. CrossHair finding none is not a proof: the verdict says
+and shrunk (:mod:`check_reducer.shrink`) before it is reported. CrossHair finding none is not a proof: the verdict says
 what was given (time, bounds); "confirmed over all paths" is CrossHair's own
 claim for the bounded instance, reported as such.
 """
@@ -35,6 +35,7 @@ from check_reducer.domains import Domain
 from check_reducer.laws import LAWS, Law
 from check_reducer.search import EngineResult, Problem, Stopwatch, evaluate, found
 from check_reducer.shapes import absolute_target
+from check_reducer.shrink import shrink
 
 MODULE = "_incspec_symbolic_laws"
 _ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+): error: (?P<what>.*?) when calling (?P<call>law_\w+\(.*)$")
@@ -172,7 +173,9 @@ def check_law(law: Law, problem: Problem, module_dir: Path, budget: SymbolicBudg
             return EngineResult("crosshair", law.key, "skipped", searched, seconds=clock.seconds(),
                                 notes=[f"could not read CrossHair's counterexample: {line.strip()}"])
         status, finding = evaluate(problem, law, args)  # confirm concretely
-        if found(status):
+        if found(status) and finding is not None:
+            if status != "hung":  # a hang would be re-run at every step
+                finding = shrink(problem, law, finding)
             return EngineResult("crosshair", law.key, status, searched, seconds=clock.seconds(),
                                 finding=finding)
         return EngineResult("crosshair", law.key, "skipped", searched, seconds=clock.seconds(),

@@ -27,7 +27,7 @@ from check_reducer.laws import (
     collection_and_delta,
 )
 from check_reducer.purity import freeze, guard_of
-from check_reducer.reachability import standing
+from check_reducer.reachability import Reach, Standing
 from check_reducer.search import EngineResult, Finding, Problem, evaluate, time_limit
 from reference.reduce import (
     InverseLawFailure,
@@ -50,6 +50,24 @@ class LawVerdict:
     engines: list[EngineResult]
     explanation: list[str] = field(default_factory=list)
     shown_by: str = ""  # how the counterexample shown was chosen (see PROVENANCE)
+    #: for a failing or erring line: whether a runtime meets the instance shown (None: not
+    #: determined), and the note that says so
+    where: Standing | None = None
+    #: whether the line enters the exit status (see :func:`classify`)
+    counts: bool = True
+
+    @property
+    def met(self) -> bool | None:
+        return None if self.where is None else self.where.met
+
+    @property
+    def bad(self) -> bool:
+        return self.status in ("fails", "error")
+
+    @property
+    def warning(self) -> bool:
+        """It fails (or the reducer raised on it) where it does not count."""
+        return self.bad and not self.counts
 
 
 def _size(r: EngineResult) -> tuple[int, str]:
@@ -61,7 +79,7 @@ def _size(r: EngineResult) -> tuple[int, str]:
 PROVENANCE = {
     "exhaustive": "the first in the exhaustive engine's smallest-first order",
     "hypothesis": "shrunk by Hypothesis",
-    "crosshair": "found by CrossHair, re-run concretely (not minimized)",
+    "crosshair": "found by CrossHair, re-run concretely, then shrunk greedily (not minimal)",
 }
 
 
@@ -181,17 +199,27 @@ def stronger_law_explanation(problem: Problem, verdict: LawVerdict,
     return lines
 
 
-def instance_notes(problem: Problem, line: LawVerdict, met_elsewhere: str | None) -> list[str]:
+def locate(reach: Reach, line: LawVerdict) -> Standing | None:
+    """Where a failing or erring line's instance stands (kept on the line)."""
+    finding = line.finding
+    if finding is None or not line.bad:
+        return None
+    if line.where is None:
+        line.where = reach.standing(line.law, finding.args, finding.removing(),
+                                    finding.built_from)
+    return line.where
+
+
+def instance_notes(problem: Problem, reach: Reach, line: LawVerdict,
+                   met_elsewhere: str | None) -> list[str]:
     """For a failing or erring line: whether a runtime meets its instance (reachable
     accumulator, valid removal) and, when the reducer raised or hung, what to do.
     ``met_elsewhere`` names a line where the same function raised or hung on an instance
     a runtime meets (then declining is no fix)."""
     finding = line.finding
-    if finding is None or line.status not in ("fails", "error"):
+    where = locate(reach, line)
+    if finding is None or where is None:
         return []
-    removing = (finding.call.function == "remove" if finding.call else
-                any("remove" in side for side in (finding.sides or {})))
-    where = standing(problem, line.law, finding.args, removing)
     notes = [] if line.status == "fails" and "a" not in finding.args else [where.text]
     if line.status != "error":
         return notes
@@ -215,14 +243,15 @@ def instance_notes(problem: Problem, line: LawVerdict, met_elsewhere: str | None
                     f"{narrowing}"]
 
 
-def _met_by_function(problem: Problem, lines: Mapping[str, LawVerdict]) -> dict[str, str]:
+def _met_by_function(reach: Reach, lines: Mapping[str, LawVerdict]) -> dict[str, str]:
     """add/remove -> the first erring line whose instance a runtime meets."""
     met: dict[str, str] = {}
     for line in lines.values():
         f = line.finding
         if line.status == "error" and f is not None and f.call is not None \
                 and f.call.function not in met:
-            if standing(problem, line.law, f.args, f.call.function == "remove").met:
+            where = locate(reach, line)
+            if where is not None and where.met:
                 met[f.call.function] = f"{line.law.spec_id} [{line.law.key}]"
     return met
 
@@ -303,6 +332,77 @@ def witness_parts(w: Witness) -> dict[str, Any]:
     return {"C": C, "delta_plus": dict(delta.plus), "delta_minus": dict(delta.minus)}
 
 
+def _refuted_by(line: LawVerdict, finding: Finding, found_by: list[str], searched: str,
+                note: str, shown_by: str) -> LawVerdict:
+    """``line`` failing at ``finding``, a counterexample built from another line's."""
+    return LawVerdict(line.law, "fails", False,
+                      fails(line.law.spec_id, searched, 1, instance=dict(finding.args),
+                            sides=dict(finding.sides or {})),
+                      found_by, finding, line.engines, [note], shown_by=shown_by)
+
+
+def _first_failing(problem: Problem, law: Law,
+                   candidates: Sequence[Mapping[str, Any]]) -> Finding | None:
+    for args in candidates:
+        if problem.out_of_time():
+            return None
+        status, finding = evaluate(problem, law, args)
+        if status == "fails" and finding is not None:
+            return finding
+    return None
+
+
+def _without(M: Sequence[Any], *values: Any) -> tuple[Any, ...]:
+    return tuple((bag(M) - bag(values)).elements())
+
+
+def complete_from_counted(problem: Problem, reach: Reach, lines: dict[str, LawVerdict]) -> None:
+    """A counterexample at an instance a runtime meets (a = fold_⊕(ι, M), the values removed in
+    M) on a line other than SKIP-DEF-7 and -11, when those two were not refuted: turned into
+    theirs, each candidate checked.
+
+    ⊕'s commutativity at (a, v1, v2): the collection M ⊎ {v1} gets v2 (or the other way
+    round), whose update adds in another order than recomputation may. ⊖'s, both orders
+    answering: if ⊖ inverted ⊕ at fold_⊕(ι, M ∖ {x}) and fold_⊕(ι, M ∖ {x, y}) for both orders
+    (x, y), both would give fold_⊕(ι, M ∖ {v1, v2}); so SKIP-DEF-7 fails at one of those. The
+    global law at (a, v) is SKIP-DEF-7 at (M, v); Skip's contract at (a, v) with v ∈ M fails
+    SKIP-DEF-7 at (M, v) or at (M ∖ {v}, v) (else add(remove(a, v), v) = fold_⊕(ι, M) = a)."""
+    def7, def11 = lines["def7"], lines["def11"]
+    if def7.status != "holds" or def11.status != "holds":
+        return
+    for key in ("def2-add", "def2-remove", "def7-global", "def7-skipdoc"):
+        line = lines[key]
+        where = locate(reach, line)
+        if line.status != "fails" or line.finding is None or where is None or not where.met \
+                or where.M is None:
+            continue
+        M, x = where.M, line.finding.args
+        target, candidates = def7, []
+        if key == "def2-add":
+            target = def11
+            candidates = [{"M0": (*M, x["v1"]), "D": (), "P": (x["v2"],)},
+                          {"M0": (*M, x["v2"]), "D": (), "P": (x["v1"],)},
+                          {"M0": M, "D": (), "P": (x["v1"], x["v2"])}]
+        elif key == "def2-remove":
+            for first, second in ((x["v1"], x["v2"]), (x["v2"], x["v1"])):
+                candidates += [{"M": _without(M, first), "v": first},
+                               {"M": _without(M, first, second), "v": second}]
+        else:
+            candidates = [{"M": M, "v": x["v"]}]
+            if key == "def7-skipdoc":
+                candidates.append({"M": _without(M, x["v"]), "v": x["v"]})
+        finding = _first_failing(problem, target.law, candidates)
+        if finding is None:
+            continue
+        name = f"{line.law.spec_id} [{key}]"
+        lines[target.law.key] = _refuted_by(
+            target, finding, [f"{name} counterexample"], f"built from {name}'s", (
+                f"Not found by the {target.law.spec_id} search itself: built from the "
+                f"counterexample of {name}, at an instance a runtime meets, and checked."),
+            f"built from the counterexample of {name}")
+        return
+
+
 def complete_by_theorem_2(problem: Problem, lines: dict[str, LawVerdict]) -> None:
     """A SKIP-DEF-7 counterexample that the SKIP-DEF-11 search missed still refutes SKIP-DEF-11:
     the reference builds the proof's collection and delta from it (SKIP-THM-2, 2 ⇒ 1), which is
@@ -316,14 +416,121 @@ def complete_by_theorem_2(problem: Problem, lines: dict[str, LawVerdict]) -> Non
     status, finding = evaluate(problem, def11.law, witness.args)
     if status != "fails" or finding is None:
         return
-    found_by = [f"SKIP-THM-2 from {engine}" for engine in def7.found_by]
-    lines["def11"] = LawVerdict(def11.law, "fails", False,
-                                fails(def11.law.spec_id, "SKIP-THM-2 construction", 1,
-                                      instance=dict(finding.args), sides=dict(finding.sides or {})),
-                                found_by, finding, def11.engines,
-                                ["Not found by the SKIP-DEF-11 search itself: built from the SKIP-DEF-7 "
-                                 "counterexample as in the proof of SKIP-THM-2 (2 ⇒ 1), and checked."],
-                                shown_by="built from the SKIP-DEF-7 counterexample (SKIP-THM-2)")
+    lines["def11"] = _refuted_by(
+        def11, finding, [f"SKIP-THM-2 from {engine}" for engine in def7.found_by],
+        "SKIP-THM-2 construction", (
+            "Not found by the SKIP-DEF-11 search itself: built from the SKIP-DEF-7 "
+            "counterexample as in the proof of SKIP-THM-2 (2 ⇒ 1), and checked."),
+        "built from the SKIP-DEF-7 counterexample (SKIP-THM-2)")
+
+
+#: how many values of the sample may be the one a SKIP-DEF-11 witness keeps
+MAX_KEPT_VALUES = 12
+
+#: why a SKIP-DEF-11 counterexample is shown with a value that stays
+KEPT_NONEMPTY = ("then a value kept in the collection, so that the key stays in the view (an "
+                 "emptied key leaves it, and no user sees its accumulator: SKIP-DEC-EMPTIED-KEY)")
+
+
+def keep_key_nonempty(problem: Problem, lines: dict[str, LawVerdict]) -> None:
+    """A SKIP-DEF-11 counterexample whose delta empties the key (C • Δ has no value at k) is
+    invisible in the view (SKIP-DEC-EMPTIED-KEY): replaced, when one exists, by the same
+    instance with one more value w that stays (M0 = {w}) or arrives (P = {w}), re-checked."""
+    def11 = lines["def11"]
+    finding = def11.finding
+    if def11.status != "fails" or finding is None or finding.args["M0"] or finding.args["P"]:
+        return
+    D = finding.args["D"]
+    try:
+        pool = dict.fromkeys([*problem.values.sample()[:MAX_KEPT_VALUES], *D])
+    except TypeError:  # unhashable values: keep the instance found
+        return
+    candidates = [{"M0": (w,), "D": D, "P": ()} for w in pool]
+    candidates += [{"M0": (), "D": D, "P": (w,)} for w in pool]
+    better = _first_failing(problem, def11.law, candidates)
+    if better is None:
+        return
+    lines["def11"] = dataclasses.replace(
+        def11, finding=better,
+        verdict=fails(def11.law.spec_id, def11.verdict.searched if def11.verdict else "",
+                      def11.verdict.cases if def11.verdict else 1, instance=dict(better.args),
+                      sides=dict(better.sides or {})),
+        shown_by=f"{def11.shown_by}; {KEPT_NONEMPTY}" if def11.shown_by else KEPT_NONEMPTY)
+
+
+def learn_folds(reach: Reach, lines: Mapping[str, LawVerdict]) -> None:
+    """The folds the search made, for the reachability notes: a SKIP-DEF-7 counterexample's M
+    and M ⊎ {v}, a SKIP-DEF-11 one's C(k) and C • Δ(k), and the M an instance was folded from."""
+    for line in lines.values():
+        f = line.finding
+        if f is None:
+            continue
+        x = f.args
+        if "M" in x:
+            reach.learn(x["M"])
+            reach.learn((*x["M"], x["v"]))
+        if "M0" in x:
+            reach.learn((*x["M0"], *x["D"]))
+            reach.learn((*x["M0"], *x["P"]))
+        if f.built_from is not None:
+            reach.learn(f.built_from)
+
+
+#: the lines of the paper's verdict: SKIP-THM-2 makes SKIP-DEF-7 (the inverse law on reachable
+#: accumulators) equivalent to SKIP-DEF-11 for ⊕ and ⊖ pairwise commutative (SKIP-DEF-6), and
+#: ⊕, ⊖ are functions (pure); each judged where a runtime goes (a line not checked gives 2)
+PAPER_LINES = ("def2-add", "def2-remove", "def7", "def11", "pure")
+
+#: stronger sufficient conditions (SKIP-DEC-WELL-FORMED): warnings unless --strict
+STRONGER_LINES = ("def7-global", "def7-skipdoc")
+
+
+def classify(lines: Mapping[str, LawVerdict], strict: bool) -> None:
+    """Which lines enter the exit status. Without ``strict``: a failure (or a raise, a hang)
+    counts where a runtime is shown to meet its instance (SKIP-DEF-7 and -11 build theirs from
+    folds and valid deltas; the others quantify over every accumulator, and their instance
+    counts when a fold reaches it and removes only values it holds: there the stronger laws
+    say what SKIP-DEF-7 does); a paper line that holds, or was not checked, counts too. A line
+    that fails without counting is a warning, and says so."""
+    for line in lines.values():
+        key = line.law.key
+        line.counts = strict or (line.met is True if line.bad else key in PAPER_LINES)
+        if not line.warning:
+            continue
+        stronger = (" Only SKIP-DEF-7 is equivalent to incremental correctness (SKIP-THM-2); "
+                    "this law asks more (SKIP-DEC-WELL-FORMED)." if key in STRONGER_LINES else "")
+        line.explanation.append(
+            "A warning, not the verdict: no runtime is shown to meet this instance (see the note "
+            f"above), so it does not change the exit status (--strict counts it).{stronger}")
+
+
+def verdict_of(lines: Mapping[str, LawVerdict]) -> str:
+    """The paper's verdict: "ill-formed" (a counted line fails, or the reducer raised or hung
+    where a runtime goes), "not checked" (a counted line no engine could search, or a search
+    cut short by the memory limit), else "well-formed" (within the search)."""
+    counted = [line for line in lines.values() if line.counts]
+    if any(line.bad and not _out_of_memory(line) for line in counted):
+        return "ill-formed"
+    if any(line.status == "not checked" or _out_of_memory(line) for line in counted):
+        return "not checked"
+    return "well-formed"
+
+
+def _out_of_memory(line: LawVerdict) -> bool:
+    """The reducer's call ran out of the search's memory limit: a limit of the check."""
+    return bool(line.status == "error" and line.finding is not None and line.finding.error
+                and line.finding.error.startswith("MemoryError"))
+
+
+def witness_line(lines: Mapping[str, LawVerdict]) -> str | None:
+    """The line whose counterexample is the verdict's witness: SKIP-DEF-11's (a collection and a
+    delta on which update differs from recomputation, or raises) when it counts, else
+    SKIP-DEF-7's, else the first counted line that fails or on which the reducer raised or hung."""
+    counted = {line.law.key: line for line in lines.values() if line.counts and line.bad}
+    for key in ("def11", "def7", *lines):  # the runtime's own steps first
+        if key in counted:
+            return key
+    return None
 
 
 #: seconds the explanations (reachability, witnesses) may spend calling the reducer, after the
@@ -332,21 +539,28 @@ EXPLAIN_SECONDS = 20.0
 
 
 def all_verdicts(problem: Problem, results: Sequence[EngineResult],
-                 explain_seconds: float = EXPLAIN_SECONDS) -> dict[str, LawVerdict]:
+                 explain_seconds: float = EXPLAIN_SECONDS,
+                 strict: bool = False) -> dict[str, LawVerdict]:
+    """One line per law, explained, and classified (``strict``: every line counts)."""
     problem = dataclasses.replace(problem, deadline=time.monotonic() + explain_seconds)
+    reach = Reach(problem)
     lines = {law.key: combine(law, [r for r in results if r.law == law.key]) for law in LAWS}
-    complete_by_theorem_2(problem, lines)
     observed_mutation(problem, lines)
+    learn_folds(reach, lines)
+    complete_from_counted(problem, reach, lines)
+    complete_by_theorem_2(problem, lines)
+    keep_key_nonempty(problem, lines)
     if lines["pure"].status == "fails":
         lines["pure"].explanation.append(MUTATION)
-    met = _met_by_function(problem, lines)
+    met = _met_by_function(reach, lines)
     for line in lines.values():
         if line.status == "fails" and line.finding is not None:
             line.explanation += float_explanation(problem, line.law, line.finding)
         call = line.finding.call if line.finding else None
         elsewhere = met.get(call.function) if call else None
         own = f"{line.law.spec_id} [{line.law.key}]"
-        line.explanation += instance_notes(problem, line, elsewhere if elsewhere != own else None)
+        line.explanation += instance_notes(problem, reach, line,
+                                           elsewhere if elsewhere != own else None)
     for key in ("def7-global", "def7-skipdoc"):
         lines[key].explanation += stronger_law_explanation(problem, lines[key], lines)
     for line in lines.values():
@@ -369,9 +583,15 @@ def all_verdicts(problem: Problem, results: Sequence[EngineResult],
                 "every reachable accumulator, and SKIP-DEF-7 was decided, so by SKIP-THM-2 "
                 "(1 ⇒ 2) SKIP-DEF-11 holds for every collection and delta over these domains "
                 "(a consequence of the theorem, not of the search).")
-    if lines["def2-add"].status == "fails":
+    if lines["def2-add"].status == "fails" and lines["def2-add"].met:
         lines["def2-add"].explanation.append(
             "⊕ is not pairwise commutative, so this is not a reducer (SKIP-DEF-6) and the fold of a "
             "multiset depends on the enumeration order (SKIP-THM-1); the other lines use the "
             "canonical enumeration of reference.reduce.fold.")
+    elif lines["def2-add"].status == "fails":
+        lines["def2-add"].explanation.append(
+            "⊕ does not commute at this accumulator; at the ones folds reach it did within the "
+            "search (the exhaustive engine tries them first), and only those decide the "
+            "order-independence of fold_⊕(ι, M) a runtime relies on (SKIP-THM-1).")
+    classify(lines, strict)
     return lines

@@ -36,11 +36,15 @@ from check_reducer.verdicts import (
     Witness,
     all_verdicts,
     theorem2_witness,
+    verdict_of,
+    witness_line,
     witness_parts,
 )
 
 ENGINES = ("exhaustive", "hypothesis", "crosshair")
-REPORT_FORMAT = "incspec-check-reducer/1"  # the --json format's name and version
+#: the --json format's name and version (2: the exit status is the paper's verdict; lines say
+#: whether they count, and where their instance stands)
+REPORT_FORMAT = "incspec-check-reducer/2"
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,7 @@ class Job:
     crosshair_total: float = 40.0
     crosshair_iterations: int | None = None
     memory_mb: int = 2048
+    strict: bool = False  # the stronger laws, and failures no runtime meets, count too
     timeout: float = 300.0  # the parent kills the search after this (wall-clock seconds)
     search_until: float = 0.0  # time.time() when the engines must stop (set by the parent)
     progress_file: str = ""
@@ -131,8 +136,10 @@ def settle_domains(job: Job, R: Any) -> tuple[Domain, Domain, list[str]]:
         if accs is None and declared_accs is not None:
             accs = declared_accs
             how.append("accumulators: the carrier the target declares")
+    hints = {"value": "", "accumulator": ""}
     if values is None or accs is None:
         inferred = infer_domains(R)
+        hints = {"value": inferred.values_hints, "accumulator": inferred.accumulators_hints}
         if values is None and inferred.values is not None:
             values = inferred.values
             how.append(f"values inferred: {inferred.values_how}")
@@ -142,13 +149,12 @@ def settle_domains(job: Job, R: Any) -> tuple[Domain, Domain, list[str]]:
     missing = [what for what, d in (("value", values), ("accumulator", accs)) if d is None]
     if missing or values is None or accs is None:
         raise UsageError(
-            f"cannot infer the {' and '.join(missing)} domain of {job.target}: add and remove "
-            f"have no type hints with a default domain (int, float, bool, str, Fraction, "
-            f"tuple[...], tuple[X, ...], list[X], frozenset[X], set[X], dict[K, X], "
-            f"Optional[X], over those)"
-            + (f" and the type of initial ({type(R.initial).__name__}) has none either"
-               if "accumulator" in missing else "")
-            + ". Say it with " + " and ".join(
+            f"cannot infer the {' and '.join(missing)} domain of {job.target}: "
+            + "; ".join(f"for the {m} domain, {hints[m]}" for m in missing)
+            + " (none of these has a default domain: int, float, bool, str, Fraction, "
+            "tuple[...], tuple[X, ...], list[X], frozenset[X], set[X], dict[K, X], "
+            "Optional[X], Literal[...], and a dataclass, NamedTuple, TypedDict or Enum, over "
+            "those). Say it with " + " and ".join(
                 {"value": "--values DOMAIN (e.g. --values 'int[-5..5]')",
                  "accumulator": _acc_advice(R.initial)}[m]
                 for m in missing)
@@ -196,6 +202,7 @@ def _engine(r: EngineResult) -> dict[str, Any]:
 def _line(v: LawVerdict) -> dict[str, Any]:
     return {"id": v.law.spec_id, "key": v.law.key, "title": v.law.title,
             "statement": v.law.statement, "status": v.status, "decided": v.decided,
+            "counts": v.counts, "met": v.met if v.bad else None,
             "found_by": v.found_by, "shown_by": v.shown_by,
             "counterexample": _finding(v.law, v.finding),
             "verdict": v.verdict.describe() if v.verdict is not None and v.verdict.holds else None,
@@ -242,19 +249,20 @@ def sanity_check(R: Any, values: Domain, call_timeout: float) -> None:
                              "accumulator (is a return statement missing?)")
 
 
-def exit_status(lines: Mapping[str, LawVerdict]) -> int:
-    """2 if the reducer raised or a line could not be checked at all, 1 if a law fails, else 0.
+#: the exit status of each verdict (:func:`check_reducer.verdicts.verdict_of`)
+EXIT = {"well-formed": 0, "ill-formed": 1, "not checked": 2}
 
-    A line no engine could search ("not checked": e.g. ``--engines crosshair`` on a domain
-    without a symbolic encoding) gives 2, not 0: exit 0 says every property holds within the
-    search, and a script must not read a property nobody searched as holding. Like a usage
-    error, the fix is the caller's (another engine or domain); a counterexample still gives 1."""
-    statuses = {v.status for v in lines.values()}
-    if "error" in statuses:
-        return 2
-    if "fails" in statuses:
-        return 1
-    return 2 if "not checked" in statuses else 0
+
+def exit_status(lines: Mapping[str, LawVerdict]) -> int:
+    """0 well-formed on reachable accumulators and pure within the search, 1 not (a counted
+    line fails, or add/remove raised or hung where a runtime goes), 2 when a counted line could
+    not be checked at all.
+
+    A counted line no engine could search ("not checked": e.g. ``--engines crosshair`` on a
+    domain without a symbolic encoding) gives 2, not 0: a script must not read a property nobody
+    searched as holding. Like a usage error, the fix is the caller's (another engine or domain);
+    a counterexample still gives 1. Warnings (lines that do not count) never change it."""
+    return EXIT[verdict_of(lines)]
 
 
 def _declined_everywhere(results: list[EngineResult]) -> bool:
@@ -334,8 +342,9 @@ def search(job: Job) -> dict[str, Any]:
     # the parent kills the child at --timeout: leave the explanations what is left, less a margin
     started = (job.search_until - search_time(job.timeout)) if job.search_until else time.time()
     left = started + job.timeout - time.time() - 1.5
-    lines = all_verdicts(problem, results, max(0.5, min(EXPLAIN_SECONDS, left)))
+    lines = all_verdicts(problem, results, max(0.5, min(EXPLAIN_SECONDS, left)), job.strict)
     witness = theorem2_witness(problem, lines)
+    verdict = verdict_of(lines)
     return {
         "format": REPORT_FORMAT,
         "target": job.target,
@@ -350,7 +359,11 @@ def search(job: Job) -> dict[str, Any]:
         "declined_everywhere": _declined_everywhere(results),
         "lines": [_line(v) for v in lines.values()],
         "theorem2_witness": _witness(witness),
-        "exit_status": exit_status(lines),
+        "strict": job.strict,
+        "verdict": verdict,
+        "witness_line": witness_line(lines) if verdict == "ill-formed" else None,
+        "warnings": [v.law.key for v in lines.values() if v.warning],
+        "exit_status": EXIT[verdict],
         "error": None,
     }
 

@@ -2,7 +2,9 @@
 
 Each reducer has its verdicts derived by hand, line by line, in the comment above it.
 A line on which add or remove raised (or hung) is an ERROR line (RAISED / HUNG in
-the table, with the call and its arguments), not a verdict on the law.
+the table, with the call and its arguments), not a verdict on the law; where a runtime
+meets the instance the reducer is not well-formed (exit 1: a runtime's update would
+raise or hang there).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ def _minus_but_not_three(acc: int, v: int) -> int:
 #:   def2-add holds (add never raises).
 #:   Every other line calls remove(·, 3) on some instance: def2-remove, def7, def7-global,
 #:   def7-skipdoc, def11 and pure RAISE. SKIP-DEF-7's instance M = {||}, v = 3 is one a
-#:   runtime meets (C(k) = {|3|}, remove 3), so the advice is to fix remove.
+#:   runtime meets (C(k) = {|3|}, remove 3), so the advice is to fix remove. exit 1.
 raises_on_three = (0, _plus, _minus_but_not_three)
 
 
@@ -35,7 +37,8 @@ def _minus_spinning_on_two(acc: int, v: int) -> int:
 #: A sum whose remove loops forever on the value 2 (check with --values 'int[0..3]'
 #: --call-timeout 0.5).
 #:   def2-add holds. def2-remove, def7, def7-global, def7-skipdoc, def11 and pure HANG
-#:   (each calls remove(·, 2) on some instance); the table says HUNG in remove.
+#:   (each calls remove(·, 2) on some instance); the table says HUNG in remove. exit 1
+#:   (SKIP-DEF-7's M = {||}, v = 2 is one a runtime meets).
 hangs_on_two = (0, _plus, _minus_spinning_on_two)
 
 

@@ -53,4 +53,6 @@ def _decline_if_set(acc: int, v: int) -> int | None:
 #:   def7-skipdoc FAILS at a = 0, v = 0: remove answers 0 (bit unset), add gives 1 != 0.
 #:   def11 holds, decided (the reference's decide_incremental_correctness: A = 0..15 is
 #:   closed under ⊕ and ⊖). pure holds, decided.
+#:   exit 0: the contract fails removing a value the set lacks, which no runtime does (a
+#:   warning); --strict 1.
 bitset = (0, _set_bit, _decline_if_set)

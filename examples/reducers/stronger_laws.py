@@ -28,11 +28,13 @@ def _sub(acc: int, v: int) -> int:
 #: max(max(a, 0) + v1, 0) + v2 = v1 + v2 for v1 >= 0); def2-remove holds (a - v1 - v2);
 #: def7 and def11 hold (reachable a >= 0: plain sum); def7-global FAILS at a = -1, v = 0:
 #: (-1 ⊕ 0) ⊖ 0 = 0; def7-skipdoc FAILS at a = -1, v = 0: remove(add(-1, 0), 0) = 0; pure holds.
+#: exit 0 (no fold reaches -1: warnings); --strict 1.
 floor_at_zero = Reducer(0, _floor_add, _sub, "floor_at_zero")
 
 #: Verdicts by hand: def2-add, def2-remove hold (⊎ and \\ {v} commute); def7,
 #: def7-global hold ((a ⊎ {v}) \\ {v} = a); def7-skipdoc FAILS at a = {||}, v = 'a':
 #: add(remove(a, v), v) = {|'a'|}; def11 holds; pure holds (multisets are immutable).
+#: exit 0 (no runtime removes an absent value: a warning); --strict 1.
 multiset_histogram = Reducer(
     Multiset(), lambda h, v: h | Multiset.of(v), lambda h, v: h - Multiset.of(v), "multiset_histogram"
 )

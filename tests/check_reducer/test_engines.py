@@ -120,7 +120,7 @@ def test_stronger_law_explanation_shows_the_unreachable_accumulator() -> None:
     a = lines["def7-global"].finding.args["a"]  # type: ignore[union-attr]
     assert a < 0
     text = " ".join(lines["def7-global"].explanation)
-    assert "Incrementally correct within the search" in text and "is not among" in text
+    assert "Incrementally correct within the search" in text and "was not reached by any fold" in text
 
 
 def test_int_domain_bounds() -> None:

@@ -1,6 +1,7 @@
 """Every reducer of the gallery (examples/reducers/) gets its hand-written expected
 verdict (examples/reducers/expected.toml; the derivations are comments beside the
-reducers): exit status, the status of each line, which lines the exhaustive engine
+reducers): exit status (and under --strict), the witness of each ill-formed one
+(replayed by plain folds), the status of each line, which lines the exhaustive engine
 decides, which hold vacuously, and, on error lines, the call that raised or hung.
 No run may crash, and no line may hold where the derivation says it fails.
 
@@ -17,7 +18,7 @@ import pytest
 from hypothesis import settings
 
 from check_reducer.cli import main
-from tests.check_reducer.gallery import ALL_EXAMPLES, PLAIN, ROOT, valid
+from tests.check_reducer.gallery import ALL_EXAMPLES, GALLERY, PLAIN, ROOT, replay, valid
 
 EXAMPLES = PLAIN
 
@@ -44,6 +45,14 @@ def test_gallery_verdict(example: dict[str, Any], capsys: pytest.CaptureFixture[
     decided = sorted(line["key"] for line in report["lines"] if line["decided"])
     assert decided == sorted(example["decided"])
     assert status == example["exit"]
+    # the lines that fail without counting are the report's warnings; --strict counts them
+    bad = {line["key"] for line in report["lines"] if line["status"] in ("fails", "error")}
+    counted = {line["key"] for line in report["lines"] if line["counts"]}
+    assert set(report["warnings"]) == bad - counted
+    assert (1 if bad else status) == example.get("strict_exit", example["exit"])
+    if status == 1:  # the witness reproduces, replayed by plain folds
+        file, _, name = example["target"].partition(":")
+        replay(report, GALLERY / file, name)
     for line in report["lines"]:
         if line["status"] == "fails":  # a concrete counterexample, with its sides
             assert line["counterexample"]["sides"], line["key"]
@@ -76,6 +85,7 @@ def test_the_gallery_covers_every_shape_and_failure() -> None:
                    "partial.py:nonneg_sum", "misbehaving.py:raises_on_three",
                    "misbehaving.py:hangs_on_two", "misbehaving.py:running_mean"):
         assert needed in targets
-    assert {0, 1, 2} <= {e["exit"] for e in EXAMPLES}
+    assert {0, 1} <= {e["exit"] for e in EXAMPLES}
+    assert any(e.get("strict_exit", e["exit"]) != e["exit"] for e in EXAMPLES)
     statuses = {s for e in EXAMPLES for s in e["lines"].values()}
     assert statuses == {"holds", "fails", "error"}

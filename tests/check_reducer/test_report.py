@@ -20,12 +20,18 @@ def test_text_report_of_a_broken_reducer(capsys: pytest.CaptureFixture[str],
     table = text.split("Counterexamples")[0]
     assert "SKIP-DEF-11         incremental correctness (update = recompute)" in table
     assert table.count("FAILS") == 4 and table.count("holds within search") == 3
-    # the Theorem 2 witness: C(k) = {1}, remove 1: recompute 0, incremental 2
-    assert "C      = {'k': {|1|}}" in text and "Δ⁻     = {'k': {|1|}}" in text
+    # the Theorem 2 witness: C(k) = {0, 1}, remove 1: recompute 0, incremental 2; the key
+    # keeps 0, so it stays in the view (SKIP-DEC-EMPTIED-KEY)
+    assert "C      = {'k': {|0, 1|}}" in text and "Δ⁻     = {'k': {|1|}}" in text
     assert "reduce_R(C • Δ)(k)             = 0" in text
     assert "update_R(reduce_R(C)(k), Δ, k) = 2" in text
     assert "What was searched (finding no counterexample is not a proof)" in text
-    assert text.rstrip().endswith("exit status 1: a counterexample was found")
+    assert "  verdict:      NOT WELL-FORMED: SKIP-DEF-11 [def11] fails where a runtime goes" in text
+    # the global law and Skip's contract fail at a = 0 (initial), removing a value it holds:
+    # a runtime meets them there, so they count too (no warnings)
+    assert text.rstrip().endswith(
+        "exit status 1: not well-formed: a counterexample a runtime meets was found (SKIP-DEF-11 "
+        "[def11])")
 
 
 def test_json_report_shape(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -33,7 +39,8 @@ def test_json_report_shape(capsys: pytest.CaptureFixture[str], monkeypatch: pyte
     assert main(["examples/reducers/xor.py:xor", "--values", "int[0..7]", "--acc", "int[0..7]",
                  "--no-symbolic", "--examples", "30", "--json"]) == 0
     report = valid(json.loads(capsys.readouterr().out))
-    assert report["format"] == "incspec-check-reducer/1" and report["exit_status"] == 0
+    assert report["format"] == "incspec-check-reducer/2" and report["exit_status"] == 0
+    assert report["verdict"] == "well-formed" and report["warnings"] == [] and not report["strict"]
     assert [(line["id"], line["key"]) for line in report["lines"]] == [
         ("SKIP-DEF-2", "def2-add"), ("SKIP-DEF-2", "def2-remove"), ("SKIP-DEF-7", "def7"),
         ("SKIP-DEF-7-GLOBAL", "def7-global"), ("SKIP-DEF-7-SKIPDOC", "def7-skipdoc"),
@@ -72,8 +79,8 @@ def test_text_report_labels_the_tolerance_mode_as_weaker(capsys: pytest.CaptureF
     assert table.count("holds within search UP TO TOLERANCE") == 6  # the six laws
     assert table.count("holds (decided)") + table.count("holds within search\n") == 1  # pure: exact
     assert text.rstrip().endswith(
-        "exit status 0: every property holds within the search, UP TO TOLERANCE (weaker than the "
-        "spec's =)")
+        "exit status 0: well-formed on reachable accumulators and pure, within the search, UP TO "
+        "TOLERANCE (weaker than the spec's =)")
 
 
 def test_a_remove_that_always_declines_is_reported_as_vacuous(
@@ -111,7 +118,8 @@ def test_a_raise_names_the_function_and_its_arguments(capsys: pytest.CaptureFixt
     assert "remove(3, 3) raised ValueError: three is not supported" in text  # SKIP-DEF-7's
     assert "remove raised on an instance a runtime meets: fix remove." in text
     # a note already shown under another line is referred to, not counted ("2 more as above")
-    assert "the notes under SKIP-DEF-7 [def7] above apply here too" in text
+    assert "the notes under SKIP-DEF-2 [def2-remove] above apply here too" in text
+    assert "Witness: the counterexample under SKIP-DEF-11 [def11] above" in text
     assert "more as above" not in text
 
 
@@ -170,3 +178,42 @@ def test_a_remove_that_declines_everywhere_is_not_said_to_decline_on_some(
     assert "declines on some inputs" not in text
     text = text_of(["examples/reducers/partial.py:nonneg_sum"], capsys)
     assert "remove declines on some inputs" in text
+
+
+# --- the exit status is the paper's verdict; --strict counts the warnings -------------------
+
+
+def test_the_stronger_laws_are_warnings_unless_strict(capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # incrementally correct; the global law and Skip's contract fail at a = -1, which no fold
+    # of non-negative values reaches
+    monkeypatch.chdir(ROOT)
+    argv = ["examples/reducers/stronger_laws.py:floor_at_zero", "--values", "int[0..3]",
+            "--acc", "int", *QUICK]
+    assert main(argv + ["--json"]) == 0
+    report = valid(json.loads(capsys.readouterr().out))
+    assert report["verdict"] == "well-formed" and report["witness_line"] is None
+    assert report["warnings"] == ["def7-global", "def7-skipdoc"]
+    lines = {line["key"]: line for line in report["lines"]}
+    assert not lines["def7-global"]["counts"] and lines["def7-global"]["met"] is not True
+    assert lines["def7"]["counts"] and lines["def7"]["met"] is None  # holds: no instance shown
+    assert main(argv + ["--strict", "--json"]) == 1
+    report = valid(json.loads(capsys.readouterr().out))
+    assert report["strict"] and report["verdict"] == "ill-formed" and report["warnings"] == []
+    assert report["witness_line"] == "def7-global"
+    assert main(argv + ["--strict"]) == 1
+    text = capsys.readouterr().out
+    assert "  verdict:      NOT WELL-FORMED under --strict: SKIP-DEF-7-GLOBAL [def7-global]" in text
+    assert "(--strict: every line counts)" in text
+
+
+def test_a_stronger_law_failing_where_a_runtime_goes_counts(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # the sign bug breaks the global law at the reachable a = 0 (initial): there it says what
+    # SKIP-DEF-7 says, and counts; Skip's contract removes 1 from a collection folding to 0
+    monkeypatch.chdir(ROOT)
+    assert main(["examples/reducers/broken.py:sum_remove_adds", *QUICK, "--json"]) == 1
+    report = valid(json.loads(capsys.readouterr().out))
+    lines = {line["key"]: line for line in report["lines"]}
+    assert lines["def7-global"]["met"] is True and lines["def7-global"]["counts"]
+    assert report["witness_line"] == "def11" and report["theorem2_witness"] is not None

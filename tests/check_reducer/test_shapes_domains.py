@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import json
 from fractions import Fraction
 from pathlib import Path
-from typing import Optional
+from typing import Literal, NamedTuple, Optional, TypedDict
 
 import pytest
+from hypothesis import find
 
-from check_reducer.domains import DomainError, domain_of_type, parse_domain, with_initial
+from check_reducer.domains import (
+    DomainError,
+    domain_of_type,
+    domain_of_value,
+    parse_domain,
+    with_initial,
+)
 from check_reducer.shapes import TargetError, as_reducer, infer_domains, load_reducer
 from reference.algebra.zset import ZSet
 
@@ -36,7 +45,7 @@ def test_every_documented_shape_loads(target: str, initial: object, value: objec
 def test_module_targets_and_dotted_names() -> None:
     R = load_reducer("tests.check_reducer.fixtures.bad_reducers:Box.inner")
     assert R.add(1, 2) == 3 and R.name == "chatty"
-    with pytest.raises(TargetError, match="the class lacks initial/add/remove"):
+    with pytest.raises(TargetError, match="it has no class attributes initial, add and remove"):
         load_reducer("reference.reduce:Reducer")
 
 
@@ -115,3 +124,123 @@ def test_an_accumulator_domain_without_initial_gets_it_and_says_so(
     assert any("initial = 0 is not in the accumulator domain int[1..3]: it was added" in note
                for note in report["domains"]["notes"])
     assert with_initial(parse_domain("int[1..3]"), 0).elements() == (0, 1, 2, 3)
+
+
+# --- the shapes people write: records, enumerations, classes that set initial ---------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Stats:
+    count: int
+    total: int
+
+
+@dataclasses.dataclass
+class Box:
+    items: frozenset[int]
+    label: str = "box"
+
+
+class Mean(NamedTuple):
+    n: int
+    total: float
+
+
+class Totals(TypedDict):
+    count: int
+    total: int
+
+
+class Color(enum.Enum):
+    RED = "red"
+    GREEN = "green"
+
+
+def test_record_hints_have_domains_of_the_record_type() -> None:
+    stats = domain_of_type(Stats)
+    assert stats is not None and stats.spec == "Stats(count: int, total: int)"
+    assert all(type(x) is Stats for x in stats.sample()) and stats.contains(Stats(1, 2))
+    assert not stats.contains((1, 2))
+    mean = domain_of_type(Mean)  # the NamedTuple type is kept: acc.n works on every sample
+    assert mean is not None and all(type(x) is Mean and x.n == x[0] for x in mean.sample())
+    assert not mean.contains((0, 0.0)) and mean.contains(Mean(0, 0.0))
+    box = domain_of_type(Box)  # not frozen (unhashable), a default field
+    assert box is not None and all(type(x) is Box for x in box.sample())
+    assert find(box.strategy(), lambda x: len(x.items) >= 2).label is not None
+    totals = domain_of_type(Totals)
+    assert totals is not None and totals.spec == "Totals{'count': int, 'total': int}"
+    assert all(type(x) is dict and set(x) == {"count", "total"} for x in totals.sample())
+    assert totals.contains({"count": 1, "total": 2}) and not totals.contains({"count": 1})
+    colors = domain_of_type(Color)
+    assert colors is not None and colors.elements() == (Color.RED, Color.GREEN)
+    assert colors.spec == "Color{RED, GREEN}" and colors.contains(Color.RED)
+    literal = domain_of_type(Literal["a", "b"])
+    assert literal is not None and literal.elements() == ("a", "b")
+    assert domain_of_value(Mean(0, 0.0)) is not None
+    assert domain_of_value(Mean(0, 0.0)).spec == mean.spec  # type: ignore[union-attr]
+    assert domain_of_type(dict[Color, int]) is not None
+
+
+def test_a_class_may_set_initial_in_init(tmp_path: Path) -> None:
+    source = tmp_path / "classes.py"
+    source.write_text(
+        "class SumSquares:\n"
+        "    def __init__(self) -> None:\n"
+        "        self.initial = 0\n"
+        "    def add(self, acc: int, v: int) -> int:\n"
+        "        return acc + v * v\n"
+        "    def remove(self, acc: int, v: int) -> int:\n"
+        "        return acc - v * v\n"
+        "class Static:\n"
+        "    def __init__(self) -> None:\n"
+        "        self.initial = 0\n"
+        "    add = staticmethod(lambda acc, v: acc + v)\n"
+        "    remove = staticmethod(lambda acc, v: acc - v)\n"
+        "class NoRemove:\n"
+        "    initial = 0\n"
+        "    @staticmethod\n"
+        "    def add(acc: int, v: int) -> int:\n"
+        "        return acc + v\n"
+        "class OnlyAdd:\n"
+        "    def add(self, acc: int, v: int) -> int:\n"
+        "        return acc + v\n"
+        "class NeedsArgs:\n"
+        "    def __init__(self, start: int) -> None:\n"
+        "        self.initial = start\n"
+        "    def add(self, acc: int, v: int) -> int:\n"
+        "        return acc + v\n"
+        "    def remove(self, acc: int, v: int) -> int:\n"
+        "        return acc - v\n"
+        "class NotCallable:\n"
+        "    initial = 0\n"
+        "    add = staticmethod(lambda acc, v: acc + v)\n"
+        "    remove = 3\n"
+        "from types import SimpleNamespace\n"
+        "half = SimpleNamespace(initial=0, add=lambda acc, v: acc + v)\n")
+    R = load_reducer(f"{source}:SumSquares")
+    assert R.initial == 0 and R.add(1, 2) == 5 and R.remove(5, 2) == 1
+    assert load_reducer(f"{source}:Static").add(1, 2) == 3
+    for name, message in [("NoRemove", "NoRemove: the class NoRemove lacks remove;"),
+                          ("OnlyAdd", "the class OnlyAdd (and its instance) lacks initial and "
+                                      "remove;"),
+                          ("NeedsArgs", "cannot instantiate the class NeedsArgs with no arguments "
+                                        "(it has no class attribute initial, so"),
+                          ("NotCallable", "the class NotCallable's remove must be callable"),
+                          ("half", "half: the SimpleNamespace object lacks remove;")]:
+        with pytest.raises(TargetError) as raised:
+            load_reducer(f"{source}:{name}")
+        assert message in str(raised.value), name
+
+
+def test_a_missing_domain_names_the_hints_it_looked_at(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from check_reducer.cli import main
+    source = tmp_path / "opaque.py"
+    source.write_text("class Thing:\n    pass\n"
+                      "def add(acc: int, v: Thing) -> int:\n    return acc + 1\n"
+                      "def remove(acc: int, v: Thing) -> int:\n    return acc - 1\n"
+                      "r = (0, add, remove)\n")
+    assert main([f"{source}:r", "--no-symbolic", "--json"]) == 2
+    message = json.loads(capsys.readouterr().out)["error"]["message"]
+    assert "cannot infer the value domain" in message
+    assert "for the value domain, add's value parameter: Thing, remove's: Thing" in message
