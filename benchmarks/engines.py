@@ -28,13 +28,13 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from benchmarks.stepped_view import SteppedView
 from benchmarks.workloads import GraphChange, GraphWorkload, ReduceWorkload
 from reference.algebra import Multiset
 from reference.fixpoint.general_pattern import live_set
 from reference.fixpoint.managed import Change, ManagedFixpoint
 from reference.skip.core import Delta, Reducer, apply_delta, reduce, update
-from spark_impl.fixpoint_engine import IncrementalReachability
-from spark_impl.stepped_view import SteppedView
+from spark_impl.fixpoint.reachability import IncrementalReachability
 
 #: The Spark reduce engine measured. Constructor ``(spark, reducer, key_type,
 #: value_type)``; methods ``load(df, rows=, values=)``, ``apply(delta, rows=)``,
@@ -95,7 +95,7 @@ def _remove(a: Any, v: Any) -> Any:
 def spark_reducer(kind: str) -> Any:
     """``builtin``: a native group reducer (sum, count); ``python``: the same as a
     Python ``(initial, add, remove)`` folded through Arrow."""
-    from spark_impl.reducers import PythonReducer, mean_state_reducer
+    from spark_impl.reduce.reducer_kinds import PythonReducer, mean_state_reducer
 
     if kind == "builtin":
         return mean_state_reducer("bigint")
@@ -341,7 +341,7 @@ class SparkZSetReach:
         return zset_edges(df, weight)
 
     def make(self, graph: Graph) -> None:
-        from spark_impl.zset_engine import Program, ZSetDataflow
+        from spark_impl.zset.dataflow import Program, ZSetDataflow
 
         self.flow = ZSetDataflow(self.spark, Program.from_json(REACH_PROGRAM))
         roots = self.spark.createDataFrame([(str(r), 1) for r in graph.roots], "e string, w bigint")

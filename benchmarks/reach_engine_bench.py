@@ -169,7 +169,7 @@ def checked(spark: Any, expect: tuple[int, int], **batch: Any) -> tuple[float, i
 
 def bench_size(spark: Any, edges: int, kind: str, repeats: int, chain_length: int = 32,
                root_removal: bool = True) -> dict[str, Any]:
-    from spark_impl.fixpoint_engine import IncrementalReachability
+    from spark_impl.fixpoint.reachability import IncrementalReachability
 
     if kind == "chains":
         generated, chains = chains_graph(spark, edges, chain_length)

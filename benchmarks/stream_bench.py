@@ -5,7 +5,7 @@
     python -m benchmarks.stream_bench --items 20000 --batches 20      # a quick version
 
 The stream is written as one file per batch and read back one file per
-micro-batch (``spark_impl.streams.runner``), so the query runs exactly
+micro-batch (``spark_impl.stream.runner``), so the query runs exactly
 ``--batches`` micro-batches; the output goes to the ``noop`` sink. Per
 micro-batch, Spark's progress report gives the time (``triggerExecution``) and
 the state of the stateful operator (``numRowsTotal``, ``memoryUsedBytes``);
@@ -39,8 +39,8 @@ from collections.abc import Callable
 from typing import Any
 
 from spark_impl.session import build_session
-from spark_impl.streams.operator import apply_processors, spec_of
-from spark_impl.streams.runner import items_stream, stream_session, write_batches
+from spark_impl.stream.operator import apply_processors, spec_of
+from spark_impl.stream.runner import items_stream, stream_session, write_batches
 from spark_impl.values import encode
 
 

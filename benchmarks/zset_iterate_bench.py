@@ -8,7 +8,7 @@ against recomputing the program at the new version.
 The program is ``X = distinct(roots + snd(snd(dup(X) ⋈ edges)))``
 (:data:`benchmarks.engines.REACH_PROGRAM`), root ``0``, over the power-law
 graphs of :func:`benchmarks.reach_engine_bench.powerlaw` (generated on the
-executors). The engine (:class:`spark_impl.zset_engine.ZSetDataflow`) takes the
+executors). The engine (:class:`spark_impl.zset.dataflow.ZSetDataflow`) takes the
 whole graph as its first version; then, ``--repeats`` times each:
 
 * insert: a new edge from the root to a fresh node, one version (its output
@@ -49,7 +49,7 @@ def bench_size(spark: Any, edges: int, repeats: int) -> dict[str, Any]:
     from pyspark.sql import functions as F
 
     from benchmarks.engines import REACH_PROGRAM, zset_edges
-    from spark_impl.zset_engine import Program, ZSetDataflow
+    from spark_impl.zset.dataflow import Program, ZSetDataflow
 
     edge_df = powerlaw(spark, edges).localCheckpoint(eager=True)
     roots = spark.createDataFrame([("0", 1)], "e string, w bigint")

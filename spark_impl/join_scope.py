@@ -5,10 +5,10 @@ collected to the driver and shipped), and Spark broadcasts any join side it
 estimates small: the scratch frames of an update's rounds (one or two rows)
 would each cost a job. So does a runtime Bloom filter, which Spark injects on
 one side of a join whose other side it can aggregate into a filter: a scalar
-subquery, run as a job before the round's own (measured: 7 of a single-edge
-delete's 14 jobs were such filters, built from frames of one row). Inside
-:func:`no_broadcasts` the session's ``spark.sql.autoBroadcastJoinThreshold``
-is ``-1`` and ``spark.sql.optimizer.runtime.bloomFilter.enabled`` is off:
+subquery, run as a job before the round's own (an update's frames of one row
+would each cost one). Inside :func:`no_broadcasts` the session's
+``spark.sql.autoBroadcastJoinThreshold`` is ``-1`` and
+``spark.sql.optimizer.runtime.bloomFilter.enabled`` is off:
 joins are shuffled hash joins, their shuffles stages of the round's one job.
 The settings are the session's, so the scope is counted: the first entrant
 sets them, the last leaver restores them (engines on several threads of one

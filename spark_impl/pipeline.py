@@ -65,8 +65,13 @@ from pyspark.sql import functions as F
 from pyspark.sql.streaming.query import StreamingQuery
 
 from spark_impl.errors import restart_after, transient
-from spark_impl.hadoop_fs import HadoopFS
-from spark_impl.reduce_view import InvalidDelta, MaintainedView, invalid_delta_in, maintained_view
+from spark_impl.reduce.maintained_view import (
+    InvalidDelta,
+    MaintainedView,
+    invalid_delta_in,
+    maintained_view,
+)
+from spark_impl.storage.hadoop_fs import HadoopFS
 
 #: test hook: "BATCH:PHASE" makes the process die (os._exit) at that point of that micro-batch
 CRASH_ENV = "INCSPEC_PIPELINE_CRASH_AT"
@@ -240,7 +245,7 @@ class ReachView:
         return self.feed
 
     def _engine(self) -> Any:
-        from spark_impl.fixpoint_engine import IncrementalReachability
+        from spark_impl.fixpoint.reachability import IncrementalReachability
 
         if self.engine is None:
             self.engine = IncrementalReachability(self.spark, self.node_type)

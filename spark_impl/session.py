@@ -45,9 +45,8 @@ ENGINE_CONF: dict[str, str] = {
     # tests/spark/test_refusal_snapshot.py forces it).
     "spark.sql.streaming.stateStore.checkpointFormatVersion": "2",
     # Generated code is cached by its text, 100 classes by default: an update's
-    # rounds run more distinct stages than that, so each round compiled its code
-    # again (a chain of 8 cut off and hung back: 1188 and 364 compilations, about
-    # 3 s; 0 and 0 from the second time on with the larger cache).
+    # rounds run more distinct stages than that, so each round would compile its
+    # code again.
     "spark.sql.codegen.cache.maxEntries": "2048",
     # A kept table is replaced by a newer checkpoint at every update: the old one's files
     # are deleted once nothing refers to it any more (by default they stay forever).
@@ -115,10 +114,10 @@ def _log_config() -> str:
 
 
 #: Spark puts ``pyspark.zip`` first on every Python worker's PYTHONPATH, and a zip holds no
-#: compiled modules: each worker start compiled pyspark from source (0.85 s of CPU against
-#: 0.22 s for the installed, compiled package). On a loaded machine that start overran the
-#: 10 s Spark waits for a worker to connect back, failing the query (every streaming query
-#: with a Python operator starts one on the driver). The launcher runs this interpreter
+#: compiled modules: each worker start would compile pyspark from source (about 4x the CPU
+#: of the installed, compiled package), and on a loaded machine such a start can overrun
+#: the 10 s Spark waits for a worker to connect back, failing the query (every streaming
+#: query with a Python operator starts one on the driver). The launcher runs this interpreter
 #: with the installed pyspark (the same version: the zip ships in its wheel) first.
 WORKER_LAUNCHER = """#!/bin/sh
 PYTHONPATH={site}${{PYTHONPATH:+:$PYTHONPATH}} exec {python} "$@"

@@ -4,7 +4,7 @@ The protocols carry JSON values (arrays as tuples). Where Spark only needs to
 compare or group values (keys, elements of a set, values of a multiset) they
 travel as their canonical JSON text: equal values have equal text, so Spark's
 string equality and hashing are the value's. Numeric reducers get their own
-typed columns (see :mod:`spark_impl.reducers`).
+typed columns (see :mod:`spark_impl.reduce.reducer_kinds`).
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ engines import no part of the suite at all (their adapters in
 is imported by none of the programs it dispatches to, and they do not import
 each other, but for the Spark adapters and the released-engine tooling
 (``engines/``), which use the suite; the released engines' adapters import
-nothing of the project. Lazy imports inside functions and
+nothing of the project. Inside ``spark_impl``, the packages by paper import no
+other paper, only what they share. Lazy imports inside functions and
 ``importlib.import_module("...")`` calls count.
 """
 
@@ -92,6 +93,22 @@ def test_the_reference_implementation_reaches_the_suite_through_its_contract_and
     # the named reducers are the suite's vocabulary (conformance/vocabulary/reducers.json), which
     # conformance.reducers turns into reference reducers: the reference implementation's own
     assert {f: ms - {"conformance.reducers"} for f, ms in bad.items() if ms - {"conformance.reducers"}} == {}
+
+
+#: spark_impl's packages by paper, and what they share
+SPARK_PAPERS = ("reduce", "fixpoint", "zset", "stream")
+
+
+@pytest.mark.parametrize("package", [*SPARK_PAPERS, "storage"])
+def test_spark_papers_import_no_other_paper_nor_the_faces_above_them(package: str) -> None:
+    """``spark_impl/reduce/``, ``fixpoint/``, ``zset/`` and ``stream/`` each import only
+    themselves and what they share (``storage/``, ``errors``, ``values``, ``join_scope``);
+    ``storage/`` imports no paper. None imports the pipeline, the session, the adapters."""
+    found = imports_of("spark_impl", package)
+    above = ("pipeline", "session", "protocol", "conformance_adapter")
+    others = [p for p in SPARK_PAPERS if p != package] + list(above)
+    for other in others:
+        assert reaching(found, f"spark_impl.{other}") == {}, other
 
 
 @pytest.mark.parametrize("program", PROGRAMS)

@@ -12,7 +12,8 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 
 from conformance.protocols import EngineError, FixpointChange, FixpointObservation, Value
-from spark_impl.fixpoint_engine import IncrementalReachability, Work
+from spark_impl.fixpoint.reachability import IncrementalReachability
+from spark_impl.fixpoint.update import Work
 from spark_impl.protocol import decode, encode, speaks_suite_errors
 
 

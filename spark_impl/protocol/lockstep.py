@@ -28,11 +28,11 @@ from conformance.protocols import (
     ReduceObservation,
     Value,
 )
-from spark_impl.fixpoint_engine import IncrementalReachability
+from spark_impl.fixpoint.reachability import IncrementalReachability
 from spark_impl.protocol import decode, encode, view_changes
 from spark_impl.protocol.reduce import SparkReduceEngine, suite_refusal
-from spark_impl.reduce_view import InvalidDelta
-from spark_impl.view_runner import ViewRunner
+from spark_impl.reduce.maintained_view import InvalidDelta
+from spark_impl.reduce.view_runner import ViewRunner
 
 Collection = Mapping[Value, Sequence[Value]]
 

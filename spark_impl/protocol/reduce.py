@@ -1,8 +1,8 @@
 """The ``reduce`` area: :class:`conformance.protocols.ReduceEngine` on Spark.
 
 Each case runs the production path: a maintained view
-(:mod:`spark_impl.reduce_view`) over a streaming source, one micro-batch per
-step (:class:`~spark_impl.view_runner.ViewRunner`), state in the state store.
+(:mod:`spark_impl.reduce.maintained_view`) over a streaming source, one micro-batch per
+step (:class:`~spark_impl.reduce.view_runner.ViewRunner`), state in the state store.
 A ``load`` replaces the collection, so it starts a fresh stream whose first
 micro-batch is the collection. Keys travel as canonical JSON text; values as
 integers (``decimal(38,0)``) for the numeric reducers, else as JSON text. The
@@ -23,11 +23,11 @@ from pyspark.sql import Column, DataFrame, SparkSession
 
 from conformance.protocols import EngineError, ReduceObservation, Value
 from spark_impl.errors import SparkEngineError
-from spark_impl.named_reducers import named_reducer, numeric_values
 from spark_impl.protocol import decode, encode, view_changes
-from spark_impl.reduce_view import JSON_TEXT, InvalidDelta
-from spark_impl.reducers import GroupReducer, PythonReducer, SparkReducer
-from spark_impl.view_runner import Sink, ViewRunner
+from spark_impl.reduce.maintained_view import JSON_TEXT, InvalidDelta
+from spark_impl.reduce.reducer_kinds import GroupReducer, PythonReducer, SparkReducer
+from spark_impl.reduce.suite_reducers import named_reducer, numeric_values
+from spark_impl.reduce.view_runner import Sink, ViewRunner
 
 INTEGER = "decimal(38,0)"
 

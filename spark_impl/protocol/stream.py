@@ -16,8 +16,7 @@ from pyspark.sql import SparkSession
 from conformance.protocols import CaseTag, EngineError, Value
 from spark_impl.errors import SparkEngineError
 from spark_impl.protocol import speaks_suite_errors, untyped
-from spark_impl.stream_engine import SparkStreams
-from spark_impl.streams.runner import Job, run_jobs
+from spark_impl.stream.runner import Job, SparkStreams, run_jobs
 
 
 def _json(value: Any) -> Any:
@@ -37,7 +36,7 @@ class SparkStreamEngine:
 class SparkLockstepStream:
     """Stream cases in lockstep (:class:`conformance.protocols.LockstepStreamEngine`):
     the ``run`` steps of every case of a round as jobs of *one* streaming query
-    (:mod:`spark_impl.streams.runner`: runs tagged and grouped apart, micro-batch ``j``
+    (:mod:`spark_impl.stream.runner`: runs tagged and grouped apart, micro-batch ``j``
     holding batch ``j`` of every run), each observing its own output or refusal."""
 
     work_per_case = False

@@ -9,7 +9,7 @@ from pyspark.sql import SparkSession
 
 from conformance.protocols import EngineError, Value, WeightedRows
 from spark_impl.protocol import decode, encode, speaks_suite_errors
-from spark_impl.zset_engine import SCHEMA, Program, ZSetDataflow
+from spark_impl.zset.dataflow import SCHEMA, Program, ZSetDataflow
 
 
 @speaks_suite_errors
@@ -25,7 +25,7 @@ class SparkZSetEngine:
 
     @property
     def work(self) -> Mapping[str, int]:
-        """The work counters of the last step (see ``spark_impl.zset_engine._Step``)."""
+        """The work counters of the last step (see ``spark_impl.zset.dataflow._Step``)."""
         return {} if self.flow is None else dict(self.flow.work)
 
     def step(self, inputs: Mapping[str, WeightedRows]) -> WeightedRows:

@@ -18,9 +18,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from spark_impl.reduce_view import InvalidDelta
+from spark_impl.reduce.maintained_view import InvalidDelta
+from spark_impl.reduce.view_runner import ViewRunner
 from spark_impl.session import build_session
-from spark_impl.view_runner import ViewRunner
 
 SNAPSHOT_EVERY = "spark.sql.streaming.stateStore.minDeltasForSnapshot"
 

@@ -116,7 +116,7 @@ def test_random_batches_match_lfp(spark: Any) -> None:
 def test_make_from_scratch_in_dataframe_rounds(spark: Any) -> None:
     """The large-graph path (BFS rounds as joins) gives exact BFS distances, and
     incremental updates continue from it."""
-    from spark_impl.fixpoint_engine import IncrementalReachability
+    from spark_impl.fixpoint.reachability import IncrementalReachability
 
     edges = [(i, i + 1) for i in range(6)] + [(0, 3), (7, 8)]
     r = IncrementalReachability(spark, "bigint")
@@ -132,8 +132,8 @@ def test_make_from_scratch_in_dataframe_rounds(spark: Any) -> None:
 def test_a_failed_update_leaves_the_state_unchanged(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Atomic updates: the new tables are written first and swapped in at the
     end, so an update that fails while writing leaves the old state in force."""
-    from spark_impl.fixpoint_engine import IncrementalReachability
-    from spark_impl.keyed_table import KeyedTables
+    from spark_impl.fixpoint.reachability import IncrementalReachability
+    from spark_impl.storage.keyed_tables import KeyedTables
 
     r = IncrementalReachability(spark, "string")
     r.apply(add_roots=["R"], add_edges=[("R", "A"), ("A", "B")])
@@ -150,25 +150,25 @@ def test_a_failed_update_leaves_the_state_unchanged(spark: Any, monkeypatch: pyt
     assert (delta.added, delta.removed) == (set(), {"A", "B"})
 
 
-def _losing_scratch_after_the_first_round(monkeypatch: pytest.MonkeyPatch, attempts: int) -> list[int]:
+def _losing_scratch_after_the_first_round(monkeypatch: pytest.MonkeyPatch, engine: Any, attempts: int) -> list[int]:
     """Patch the cascade so that, in each of its first ``attempts`` updates'
-    attempts, every scratch block is dropped after the first round, as if the
-    executors holding them had died; returns the list of rounds run per attempt."""
-    from spark_impl.fixpoint_engine import _Update
+    attempts, every scratch block of ``engine`` is dropped after the first round, as
+    if the executors holding them had died; returns the list of rounds run per attempt."""
+    from spark_impl.fixpoint.contraction import Contraction
 
-    real = _Update.cascade_round
+    real = Contraction.cascade_round
     rounds: list[int] = []
 
-    def losing(self: _Update, *args: Any) -> Any:
+    def losing(self: Contraction, *args: Any) -> Any:
         out = real(self, *args)
-        if self.work.rounds == 1:
+        if self.update.work.rounds == 1:
             rounds.append(0)
             if len(rounds) <= attempts:
-                self.engine._scratch.release()
+                engine._scratch.release()
         rounds[-1] += 1
         return out
 
-    monkeypatch.setattr(_Update, "cascade_round", losing)
+    monkeypatch.setattr(Contraction, "cascade_round", losing)
     return rounds
 
 
@@ -179,14 +179,14 @@ def test_an_update_that_lost_its_scratch_blocks_is_run_again(spark: Any, monkeyp
     at its head) fails on Spark's missing-block error, and is run again from
     the stored tables, which it had not touched: the delta and the state are
     those of an update that never failed."""
-    from spark_impl.fixpoint_engine import IncrementalReachability
+    from spark_impl.fixpoint.reachability import IncrementalReachability
 
     r = IncrementalReachability(spark, "bigint")
     r.make(spark.createDataFrame([(0,)], "node bigint"), spark.range(0, 5).selectExpr("id as src", "id + 1 as dst"))
-    rounds = _losing_scratch_after_the_first_round(monkeypatch, attempts=1)
+    rounds = _losing_scratch_after_the_first_round(monkeypatch, r, attempts=1)
     cut = r.apply(remove_edges=[(1, 2)])
     # the lost attempt stopped after its first round; the retry kills 2, and 3-5 with it (one
-    # segment: spark_impl/segments.py), then finds no live successor: two rounds
+    # segment: spark_impl/fixpoint/segments.py), then finds no live successor: two rounds
     assert (r.retries, rounds) == (1, [1, 2])
     assert (cut.removed, cut.added_count) == ({2, 3, 4, 5}, 0)
     assert {row["node"]: row["rank"] for row in r.current().collect()} == {0: 0, 1: 1}
@@ -198,12 +198,12 @@ def test_an_update_losing_its_scratch_every_time_fails_and_changes_nothing(
     """Retries are bounded: an update whose every attempt loses its scratch
     blocks fails with Spark's missing-block error after ``SCRATCH_RETRIES``
     retries, and the old state stays in force."""
-    from spark_impl.fixpoint_engine import SCRATCH_RETRIES, IncrementalReachability
-    from spark_impl.scratch import lost_scratch
+    from spark_impl.fixpoint.reachability import SCRATCH_RETRIES, IncrementalReachability
+    from spark_impl.storage.scratch import lost_scratch
 
     r = IncrementalReachability(spark, "bigint")
     r.make(spark.createDataFrame([(0,)], "node bigint"), spark.range(0, 5).selectExpr("id as src", "id + 1 as dst"))
-    rounds = _losing_scratch_after_the_first_round(monkeypatch, attempts=SCRATCH_RETRIES + 1)
+    rounds = _losing_scratch_after_the_first_round(monkeypatch, r, attempts=SCRATCH_RETRIES + 1)
     with pytest.raises(Exception) as failure:
         r.apply(remove_edges=[(1, 2)])
     assert lost_scratch(failure.value)
@@ -221,7 +221,7 @@ def test_jobs_per_single_edge_update_do_not_grow_with_the_graph(spark: Any) -> N
     """A single-edge insert and delete run a fixed handful of Spark jobs (a round is
     one job: no broadcast of the small sides, no driver loop), the same on a graph of
     20 edges and of 2,000 (0 -> i -> i + n, two levels)."""
-    from spark_impl.fixpoint_engine import IncrementalReachability
+    from spark_impl.fixpoint.reachability import IncrementalReachability
 
     counts = []
     for n in (10, 1000):
@@ -249,7 +249,7 @@ def test_an_update_that_turns_out_large_is_recomputed(spark: Any) -> None:
     with their pending changes (the re-added edge (0, 1) among them, and the
     ranks it gives). (Thresholds lowered to 20 elements so
     that a graph of 61 nodes crosses them: 0 -> i -> i + 30.)"""
-    from spark_impl.fixpoint_engine import IncrementalReachability
+    from spark_impl.fixpoint.reachability import IncrementalReachability
 
     n = 30
     r = IncrementalReachability(spark, "bigint", bulk_rows=20, bulk_share=0.1)
@@ -283,7 +283,7 @@ def test_an_update_releases_its_scratch_frames(spark: Any) -> None:
     back an expansion of 6), the RDDs this test persisted, counted after each
     cut-and-repair, are as many as after the first; the last delta is still
     readable."""
-    from spark_impl.fixpoint_engine import IncrementalReachability
+    from spark_impl.fixpoint.reachability import IncrementalReachability
 
     sc = spark.sparkContext
     first = sc.parallelize([0]).id()  # RDD ids count up: older RDDs are other tests'

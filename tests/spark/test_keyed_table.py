@@ -1,4 +1,4 @@
-"""A stored table patched round after round (spark_impl/keyed_table.py: Patched)."""
+"""A stored table patched round after round (spark_impl/storage/keyed_tables.py: Patched)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def test_a_table_patched_every_round_keeps_shallow_plans(spark: Any) -> None:
     patches stay at most two frames, each at most one join deep (unstacked, a
     cascade of 32 rounds held 32 hash tables in one task and ran out of memory),
     and the table's rows are right."""
-    from spark_impl.keyed_table import Patched, partitions
+    from spark_impl.storage.keyed_tables import Patched, partitions
 
     table = Patched(spark.range(0, 100).selectExpr("id as node"), ("node",)).plus(
         spark.range(100, 150).selectExpr("id as node"))
@@ -69,7 +69,7 @@ def test_a_join_within_a_span_reads_the_batches_of_the_span_only(spark: Any) -> 
     both find the same row."""
     from pyspark.sql import functions as F
 
-    from spark_impl.keyed_table import Patched, Span, Table
+    from spark_impl.storage.keyed_tables import Patched, Span, Table
 
     spark.conf.set("spark.sql.inMemoryColumnarStorage.batchSize", "1000")
     try:
@@ -89,7 +89,7 @@ def test_a_join_within_a_span_reads_the_batches_of_the_span_only(spark: Any) -> 
 
 
 def test_a_span_of_values_that_do_not_compare_is_unknown() -> None:
-    from spark_impl.keyed_table import Span
+    from spark_impl.storage.keyed_tables import Span
 
     assert Span.of([3, 1, 2]) == Span.around(1, 3)
     assert Span.of(["b", "ab", "é"]) == Span("ab", "é")
@@ -100,7 +100,7 @@ def test_a_span_of_values_that_do_not_compare_is_unknown() -> None:
 def test_integer_spans_are_widened_to_a_grid_that_holds_them() -> None:
     """Integer ends are multiples of a block (at least ``SPAN_GRID``, a power of
     two at least the span's width) around the span; other values are kept."""
-    from spark_impl.keyed_table import SPAN_GRID, Span
+    from spark_impl.storage.keyed_tables import SPAN_GRID, Span
 
     for low, high in [(0, 0), (5, 5), (1023, 1024), (-3, 7), (10**7, 10**7 + 5000), (2**40 + 1, 2**41)]:
         span = Span.around(low, high)
@@ -120,7 +120,7 @@ def test_joins_within_nearby_spans_share_their_generated_code(spark: Any) -> Non
     """Spark writes integer literals into generated code: a join within a span
     one id further each round compiled its stages anew every round. Within the
     grid's spans, forty rounds compile nothing after the first."""
-    from spark_impl.keyed_table import Patched, Span, Table
+    from spark_impl.storage.keyed_tables import Patched, Span, Table
 
     metrics = spark._jvm.org.apache.spark.metrics.source.CodegenMetrics
     table = Table.build(spark.range(0, 10_000).selectExpr("id as node", "id * 2 as rank"), ("node",), ("rank",))

@@ -133,8 +133,8 @@ def test_python_reducer_declining_remove_recomputes_the_key(spark: Any, tmp_path
     """The library face with a user reducer: a custom min whose remove declines on the
     minimum; those keys are refolded from their values kept in the state store
     (SKIP-DEC-PARTIAL), the others updated in place."""
-    from spark_impl.reducers import PythonReducer
-    from spark_impl.view_runner import ViewRunner
+    from spark_impl.reduce.reducer_kinds import PythonReducer
+    from spark_impl.reduce.view_runner import ViewRunner
 
     custom_min = PythonReducer(
         "custom-min", None,

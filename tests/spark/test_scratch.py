@@ -1,4 +1,4 @@
-"""Scratch frames of an engine update (spark_impl/scratch.py): computed once,
+"""Scratch frames of an engine update (spark_impl/storage/scratch.py): computed once,
 released on demand, and leaves that do not inherit their origin's size
 estimate (which compounded over an update's rounds)."""
 
@@ -22,7 +22,7 @@ def test_joined_scratch_frames_keep_a_bounded_size_estimate(spark: Any) -> None:
     default size, and a round's join the product of two of them."""
     from pyspark.sql import functions as F
 
-    from spark_impl.scratch import once
+    from spark_impl.storage.scratch import once
 
     default = int(spark._jsparkSession.sessionState().conf().defaultSizeInBytes())
     frame = once(spark.range(3))
@@ -37,7 +37,7 @@ def test_joined_scratch_frames_keep_a_bounded_size_estimate(spark: Any) -> None:
 def test_released_frames_free_their_blocks(spark: Any) -> None:
     """Frames made while a Scratch collects are its own; release frees their
     blocks (a later read fails loudly), frames made outside are left alone."""
-    from spark_impl.scratch import Scratch, lost_scratch, once
+    from spark_impl.storage.scratch import Scratch, lost_scratch, once
 
     scratch = Scratch()
     outside = once(spark.range(5))
@@ -50,7 +50,7 @@ def test_released_frames_free_their_blocks(spark: Any) -> None:
     assert outside.count() == 5
     with pytest.raises(Exception) as missing:
         inside.count()
-    assert lost_scratch(missing.value), missing.value  # what an engine retries on (spark_impl/fixpoint_engine.py)
+    assert lost_scratch(missing.value), missing.value  # what an engine retries on (spark_impl/fixpoint/reachability.py)
 
 
 def _lineage_depth(df: Any) -> int:
@@ -65,8 +65,8 @@ def test_frames_merged_round_after_round_keep_a_bounded_lineage(spark: Any) -> N
     default), each merge would carry every earlier one's (here: 27 lines within
     twelve rounds; ``make``'s rounds: 148 after 25 rounds, 593 after 100, and a
     task's stack overflowed after some 700); here it stays that of a few frames."""
-    from spark_impl.keyed_table import merged_patches
-    from spark_impl.scratch import once
+    from spark_impl.storage.keyed_tables import merged_patches
+    from spark_impl.storage.scratch import once
 
     seen: tuple[Any, ...] = ()
     frontier = once(spark.range(1))

@@ -1,4 +1,4 @@
-"""Segments (spark_impl/segments.py): the fixpoint engine crosses a unique-support
+"""Segments (spark_impl/fixpoint/segments.py): the fixpoint engine crosses a unique-support
 path in one step, and its answers stay the reference's (the oracle) whatever the
 batches do to the paths: links cut, in-edges and out-edges added to members,
 members made roots, paths longer than a segment, cycles of links."""
@@ -97,7 +97,7 @@ def test_random_batches_on_paths_match_the_reference(spark: Any, seed: int) -> N
 def test_paths_longer_than_a_segment_match_the_reference(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Built with one pointer-jumping round, a segment holds at most 3 elements:
     the rest of a longer path has no rows, and is crossed one round at a time."""
-    from spark_impl import segments
+    from spark_impl.fixpoint import segments
 
     monkeypatch.setattr(segments, "BUILD_ROUNDS", 1)
     _random_batches(spark, 3, 6)
@@ -108,7 +108,7 @@ def test_the_index_holds_the_paths(spark: Any) -> None:
     """The rows ``make`` builds: each chain a segment from its head (the root's
     child is linked too when the root has no other child), roots never members,
     the cycle and the self-loop left out."""
-    from spark_impl.fixpoint_engine import IncrementalReachability
+    from spark_impl.fixpoint.reachability import IncrementalReachability
 
     r = IncrementalReachability(spark)
     edges = [("R", "a"), ("a", "b"), ("b", "c"), ("c", "d"), ("c", "e"), ("e", "f"), ("Q", "g"), ("g", "Q"),
@@ -125,7 +125,7 @@ def test_a_member_made_a_root_by_a_bulk_batch_breaks_its_segment(spark: Any) -> 
     """R -> a -> b -> c -> d (one segment below R's other child x aside): b made a
     root by a batch taken from scratch is marked, so cutting a off later kills a
     alone (unmarked, a's segment would take the root b and c, d with it)."""
-    from spark_impl.fixpoint_engine import BULK_ROWS, BULK_SHARE, IncrementalReachability
+    from spark_impl.fixpoint.reachability import BULK_ROWS, BULK_SHARE, IncrementalReachability
 
     edges = [("R", "x"), ("R", "a"), ("a", "b"), ("b", "c"), ("c", "d")]
     r = IncrementalReachability(spark)

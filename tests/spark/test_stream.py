@@ -28,8 +28,7 @@ EDGES = [["L", [1, 2]], ["R", [2, 3]], ["L", [2, 4]], ["R", [4, 4]], ["L", [3, 1
 
 
 def test_every_processor_and_cut_matches_the_reference_in_one_query(spark: Any) -> None:
-    from spark_impl.stream_engine import SparkStreams
-    from spark_impl.streams.runner import Job
+    from spark_impl.stream.runner import Job, SparkStreams
 
     jobs = [Job(name, params, batches) for name, (params, items) in sorted(INPUTS.items())
             for batches in cuts(items)]
@@ -47,8 +46,7 @@ def test_keyed_processors_give_the_same_output_on_1_2_and_8_partitions(spark: An
     """Theorem 3.51 on Spark: a keyed processor's groups are spread over 1, 2 or
     8 partitions of the stateful operator, and the output is the same (that of the
     reference); the partitioned join is the join for k = 1, 2, 8."""
-    from spark_impl.stream_engine import SparkStreams
-    from spark_impl.streams.runner import Job
+    from spark_impl.stream.runner import Job, SparkStreams
 
     jobs = []
     for name, params in KEYED:
@@ -64,7 +62,7 @@ def test_keyed_processors_give_the_same_output_on_1_2_and_8_partitions(spark: An
 def test_the_public_api_runs_one_micro_batch_per_batch(spark: Any) -> None:
     """``named_processor`` over a file source with one file per batch: as many
     micro-batches as batches (an empty batch included), and the reference's output."""
-    from spark_impl.streams import named_processor, output_of
+    from spark_impl.stream import named_processor, output_of
 
     batches: list[list[Any]] = [[[0, "a"], [2, "c"]], [], ["tick", [1, "b"]], [[3, "d"]], [[3, "d"], "tick"]]
     folder = tempfile.mkdtemp()
@@ -90,7 +88,7 @@ def test_the_public_api_runs_one_micro_batch_per_batch(spark: Any) -> None:
 def test_the_state_store_holds_what_the_receiver_buffers(spark: Any) -> None:
     """Spark's count of state rows (the figure the benchmark reports) sees the
     packets the receiver holds ahead of the next number, and their removal."""
-    from spark_impl.streams.runner import Job, run_jobs
+    from spark_impl.stream.runner import Job, run_jobs
 
     ahead = [[i, i] for i in range(1, 41)]
     batches: list[list[Any]] = [ahead, [[0, 0]], ["tick"]]

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from reference.streams.named import run_named
 from spark_impl.errors import SparkEngineError
-from spark_impl.streams.assemble import assemble
-from spark_impl.streams.kernels import Kernel, kernel
-from spark_impl.streams.store import MemoryStore
+from spark_impl.stream.assemble import assemble
+from spark_impl.stream.kernel_state import MemoryStore
+from spark_impl.stream.kernels import Kernel, kernel
 from spark_impl.values import decode, encode
 from tests.spark.stream_inputs import INPUTS
 
@@ -96,7 +96,7 @@ def test_kernels_match_the_reference_on_every_cut(case: tuple[str, dict[str, Any
 
 def test_every_named_processor_has_a_kernel() -> None:
     from reference.streams.named import names
-    from spark_impl.streams import PROCESSORS
+    from spark_impl.stream import PROCESSORS
 
     assert PROCESSORS == names() == tuple(sorted(INPUTS))
 

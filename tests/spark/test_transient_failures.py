@@ -73,7 +73,7 @@ def test_the_handshake_timeout_and_a_dead_worker_are_transient() -> None:
                  "[STREAMING_PYTHON_RUNNER_INITIALIZATION_FAILURE] Streaming Runner initialization failed"):
         assert transient(RuntimeError(f"[STREAM_FAILED] Query terminated with exception:\n{text}"))
     # the data's own failures are not: a reducer raising, a refused delta, an overflow
-    from spark_impl.reduce_view import InvalidDelta
+    from spark_impl.reduce.maintained_view import InvalidDelta
 
     for error in (RuntimeError("PythonException: ZeroDivisionError: division by zero"),
                   InvalidDelta("a", 1, 0, 1), ArithmeticError("[ARITHMETIC_OVERFLOW] overflow")):
@@ -85,8 +85,8 @@ def test_a_python_worker_killed_mid_batch_is_restarted(spark: Any, tmp_path: Pat
     """A user reducer whose ``add`` kills its own Python worker (SIGKILL) the first time it
     sees the value 99: the micro-batch is run again from the checkpoint and the view and
     its changes are those of an undisturbed run."""
-    from spark_impl.reducers import PythonReducer
-    from spark_impl.view_runner import ViewRunner
+    from spark_impl.reduce.reducer_kinds import PythonReducer
+    from spark_impl.reduce.view_runner import ViewRunner
 
     marker = str(tmp_path / "killed")
 
@@ -129,7 +129,7 @@ def test_a_handshake_timeout_in_a_lockstep_run_changes_no_result(
     observations of an undisturbed run (those of ``test_lockstep``)."""
     from conformance.adapters.in_process import InProcess
     from spark_impl.conformance_adapter import implementation
-    from spark_impl.view_runner import ViewRunner
+    from spark_impl.reduce.view_runner import ViewRunner
 
     handle, calls = failing_once(ViewRunner._handle, at_call=2)
     monkeypatch.setattr(ViewRunner, "_handle", handle)
@@ -148,8 +148,8 @@ def test_a_handshake_timeout_while_a_refused_batch_is_undone_changes_no_result(
     """A refused batch is undone by running its micro-batch again, emptied: that run
     failing once with the handshake timeout (as on a busy machine, where every query
     start launches a Python worker) is restarted too; the refusal and the state stand."""
-    from spark_impl.reduce_view import InvalidDelta
-    from spark_impl.view_runner import ViewRunner
+    from spark_impl.reduce.maintained_view import InvalidDelta
+    from spark_impl.reduce.view_runner import ViewRunner
 
     handle, fired = ViewRunner._handle, []
 
@@ -206,8 +206,8 @@ def test_a_handshake_timeout_in_a_stream_query_changes_no_output(
         spark: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     """The stream area's query failing once with the handshake timeout is run again from
     the start: the outputs are those of an undisturbed run."""
-    from spark_impl.stream_engine import SparkStreams
-    from spark_impl.streams import runner
+    from spark_impl.stream import runner
+    from spark_impl.stream.runner import SparkStreams
 
     original = runner._query_once
     query_once, calls = failing_once(lambda _, *args: original(*args), at_call=1)

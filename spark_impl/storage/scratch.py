@@ -6,11 +6,11 @@ frame a lazy local checkpoint: the first job that reads it computes it into
 the executors' block stores, later plans read those blocks as a leaf (the
 lineage, and the plan, stop there). The blocks are scratch: they die with an
 executor and nothing stored may depend on them (stored tables are written by
-reliable checkpoints, :mod:`spark_impl.keyed_table`).
+reliable checkpoints, :mod:`spark_impl.storage.keyed_tables`).
 
 Spark frees a local checkpoint's blocks only when the JVM collects its RDD
 object, which may be long after the update (or never, before the heap is full:
-an update of many rounds on a long chain made hundreds of them). So an engine
+an update of many rounds makes hundreds of them). So an engine
 collects its update's scratch frames in a :class:`Scratch` and releases them
 itself, at the latest when the next update begins: the output delta of an
 update is read from its scratch frames, so it stays readable until then.
@@ -87,15 +87,15 @@ def local_checkpoint(df: DataFrame, eager: bool) -> DataFrame:
 
     By default a job checkpoints only the last RDD of its lineage marked for it:
     a frame made of an earlier frame not yet read on its own (a union of
-    patches, merged every few rounds) kept that frame's lineage, and the next
-    merge added its own, so lineage grew by a few RDDs a round. Tasks carry
-    their lineage, and deserialising it overflowed an executor's stack after
-    some hundred rounds (``make`` over a path 1,200 nodes deep). Spark reads the
-    property when an RDD is made, on the thread making it, so it is set here.
+    patches, merged every few rounds) would keep that frame's lineage, and the
+    next merge add its own, so lineage would grow by a few RDDs a round. Tasks
+    carry their lineage, and deserialising it overflows an executor's stack
+    after some hundreds of rounds. Spark reads the property when an RDD is
+    made, on the thread making it, so it is set here.
 
     The blocks are executor-local: for an update's scratch (and the Z-set
-    engine's versions, spark_impl/state.py), never for state that must
-    survive an executor (written reliably: spark_impl/keyed_table.py)."""
+    engine's versions, spark_impl/storage/frames.py), never for state that must
+    survive an executor (written reliably: spark_impl/storage/keyed_tables.py)."""
     df.sparkSession.sparkContext.setLocalProperty(ALL_MARKED_ANCESTORS, "true")
     return without_inherited_statistics(df.localCheckpoint(eager=eager))
 
@@ -106,10 +106,10 @@ def without_inherited_statistics(checkpointed: DataFrame) -> DataFrame:
     A checkpoint's leaf (``LogicalRDD``) carries the statistics of the plan it
     replaced, and Spark estimates an inner join's size as the product of its
     sides' (no column statistics here). An update's rounds join frames made
-    from the previous round's, so the estimates compounded: a leaf's size had
-    twice or four times the digits of the one before, and by the 30th round
-    of a cascade down a chain, planning spent minutes multiplying numbers of
-    millions of digits and filled the driver's heap. Here the leaf is rebuilt
+    from the previous round's, so inherited estimates compound: a leaf's size
+    has twice or four times the digits of the one before, and some tens of
+    rounds into a cascade planning spends minutes multiplying numbers of
+    millions of digits and fills the driver's heap. Here the leaf is rebuilt
     with the same rows, partitioning and ordering and no origin statistics
     (Spark's default size: no broadcast is ever planned from it). The
     constructor is Spark's internal one (4.x); should it differ, the leaf is

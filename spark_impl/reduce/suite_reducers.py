@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from spark_impl.errors import SparkEngineError
-from spark_impl.reducers import (
+from spark_impl.reduce.reducer_kinds import (
     PythonReducer,
     SparkReducer,
     count_reducer,

@@ -7,8 +7,8 @@ accumulator depends on the old one through Python code. They run as one
 RocksDB provider) whose grouping key is a *hash bucket* of the key, not the key:
 Python is called once per bucket with a pandas frame of every change of the
 bucket in the micro-batch, and reads and writes each touched key's state with
-one map-state lookup and one update (grouping by key costs a Python call per
-key, ~0.65 ms each, measured).
+one map-state lookup and one update (grouping by key would cost a Python call
+per key: SKIP-DEC-SPARK-STATE).
 
 Per key the state holds the accumulator (canonical JSON text), the size ``n`` of
 the key's multiset and the multiset itself (value JSON text -> multiplicity),
@@ -76,8 +76,8 @@ class KeyedFold(StatefulProcessor):
 
     def handleInputRows(self, key: Any, rows: Iterator[pd.DataFrame],
                         timerValues: TimerValues) -> Iterator[pd.DataFrame]:
-        # grouped in plain Python: a pandas group per key cost ~0.25 ms of
-        # overhead, more than the key's two state calls (measured, ~1,200 keys a bucket)
+        # grouped in plain Python: a pandas group per key costs more overhead than the
+        # key's two state calls
         by_key: dict[Any, list[Change]] = {}
         for frame in rows:
             columns = (frame[c].tolist() for c in ("k", "part", "v", "w", "file"))

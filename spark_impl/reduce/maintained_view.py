@@ -2,7 +2,7 @@
 
 The library face::
 
-    from spark_impl.reduce_view import maintained_view
+    from spark_impl.reduce.maintained_view import maintained_view
     view = maintained_view(changes, "sum")            # changes: key, value[, weight] (streaming)
     query = (view.updates.writeStream
              .foreachBatch(view.foreach_batch(lambda batch_changes, batch_id: batch_changes.show()))
@@ -37,7 +37,7 @@ durable in the checkpoint location (any Hadoop path):
   Integers are ``decimal(38,0)``: exact, and an overflow fails the batch
   (Spark's ANSI arithmetic) instead of rounding;
 * **fold reducers** (min, max, user ``(initial, add, remove)``) are one
-  ``transformWithStateInPandas`` operator (:mod:`spark_impl.keyed_fold`).
+  ``transformWithStateInPandas`` operator (:mod:`spark_impl.reduce.keyed_fold`).
 
 The driver holds handles only: a micro-batch's changes stay a DataFrame.
 """
@@ -54,8 +54,8 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from spark_impl.errors import SparkEngineError
-from spark_impl.keyed_fold import INVALID_MARKER, KeyedFold, output_schema
-from spark_impl.reducers import (
+from spark_impl.reduce.keyed_fold import INVALID_MARKER, KeyedFold, output_schema
+from spark_impl.reduce.reducer_kinds import (
     GroupReducer,
     OrderReducer,
     PythonReducer,
@@ -296,7 +296,7 @@ def maintained_view(changes: DataFrame, reducer: str | SparkReducer,
     """Maintain ``k ↦ fold(initial, C(k))`` over ``changes`` (see the module docstring).
 
     ``reducer`` is a built-in name (``sum``, ``count``, ``min``, ``max``) or a
-    :class:`~spark_impl.reducers.SparkReducer` (``PythonReducer(name, initial, add,
+    :class:`~spark_impl.reduce.reducer_kinds.SparkReducer` (``PythonReducer(name, initial, add,
     remove)`` for your own; ``remove`` may return ``None`` to decline)."""
     rows = normalise_changes(changes)
     types = dict(rows.dtypes)
@@ -354,7 +354,7 @@ def _json_text(v: Column, value_type: str) -> Column:
 
 def _fold_updates(rows: DataFrame, r: OrderReducer | PythonReducer, key_type: str,
                   value_type: str, buckets: int) -> DataFrame:
-    """The :class:`~spark_impl.keyed_fold.KeyedFold` operator over hash buckets of the key."""
+    """The :class:`~spark_impl.reduce.keyed_fold.KeyedFold` operator over hash buckets of the key."""
     processor = _fold_processor(r, key_type)
     payload = rows.select("k", _json_text(F.col("v"), value_type).alias("v"), "w", "file", "part")
     bucketed = payload.withColumn("bucket", F.pmod(F.hash("k"), F.lit(buckets)))

@@ -1,7 +1,7 @@
-"""A maintained reduce view stepped one DataFrame at a time (benchmarks, notebooks).
+"""A maintained reduce view stepped one DataFrame at a time, as the benchmarks drive it.
 
-The same engine as the pipeline (:mod:`spark_impl.reduce_view` driven by
-:class:`~spark_impl.view_runner.ViewRunner`): each call is one micro-batch of the
+The same engine as the pipeline (:mod:`spark_impl.reduce.maintained_view` driven by
+:class:`~spark_impl.reduce.view_runner.ViewRunner`): each call is one micro-batch of the
 streaming query, its changes computed and written to Spark's ``noop`` sink (so the
 work is done, nothing is kept in the driver). ``load`` is simply the first batch.
 """
@@ -13,8 +13,8 @@ from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 
-from spark_impl.reducers import SparkReducer
-from spark_impl.view_runner import ViewRunner
+from spark_impl.reduce.reducer_kinds import SparkReducer
+from spark_impl.reduce.view_runner import ViewRunner
 
 
 class SteppedView:

@@ -16,8 +16,10 @@ few batches, not the table).
 The changes since the bases were written live in one *overlay* shared by all
 the tables: a row per changed key, tagged with its table, carrying the key's
 new values and ``present`` (false: the key was deleted). A table now is its
-base minus the overlay's keys plus the overlay's present rows: a broadcast
-anti-join (no shuffle of the base) while the overlay is small.
+base minus the overlay's keys plus the overlay's present rows: an anti-join
+whose hashed side is the overlay's keys (``shuffle_hash``: the small side is
+shuffled to the base's partitions, the base is not), cheap while the overlay
+is small; past a share of its base it is merged into new bases.
 
 :meth:`with_changes` never mutates: it returns new tables whose overlay (one
 reliable write for all the tables) and, past the compaction threshold, new
@@ -37,14 +39,14 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from spark_impl.scratch import once
-from spark_impl.state import union_all
+from spark_impl.storage.frames import union_all
+from spark_impl.storage.scratch import once
 
 #: a table's overlay rows are merged into new bases past this share of its base ...
 COMPACT_RATIO = 0.05
 #: ... once it holds at least this many rows (below, a rewrite costs more than it saves)
 COMPACT_MIN = 2_000
-#: ... and always past this many (the overlay is broadcast: it must stay small)
+#: ... and always past this many (the overlay is the hashed side of every read's anti-join: it must stay small)
 COMPACT_MAX = 100_000
 
 
@@ -117,9 +119,8 @@ class Span:
 
         Spark writes a plan's integer literals into the code it generates, and
         its cache of generated classes is keyed by their source, so a join
-        whose span differs from the last one's compiles its stages anew: a
-        cascade down a chain, one node further each round, compiled about
-        thirty classes a round. Widened to multiples of a block of
+        whose span differs from the last one's compiles its stages anew (a
+        cascade down a chain moves one node further each round). Widened to multiples of a block of
         :data:`SPAN_GRID` or more ids (a power of two, at least the span's
         width), nearby spans share their ends and their code; the wider read
         costs nothing measurable (the cache skips batches of ten thousand rows
@@ -167,9 +168,9 @@ class Patched:
         gone = keys.select(*self.key)
         # each added frame computed once: a table patched every round (the live set during a
         # cascade down a chain) would otherwise stack one anti-join per round on it, each a
-        # hash table the task holds to its end (32 of them exhausted a task's memory); the
-        # frame is computed when first read, so a table read between removals (every cascade
-        # round reads the live set) has one anti-join per task, one never read has them all
+        # hash table the task holds to its end; the frame is computed when first read, so a
+        # table read between removals (every cascade round reads the live set) has one
+        # anti-join per task, one never read has them all
         return replace(self, removed=merged_patches(self.removed + (gone,)),
                        added=tuple(once(_anti(rows, gone, self.key)) for rows in self.added))
 
@@ -214,10 +215,10 @@ def merged_patches(patches: tuple[DataFrame, ...]) -> tuple[DataFrame, ...]:
     anti-join per round (plans, stages and time growing with the round number).
     Merged, a join reads at most that many small frames whatever the round;
     the merged frame keeps the session's partition count (a union's partitions
-    are its parts' together, so merging the merged frame again grew it by a
-    part's partitions each round, and every later stage that read it ran that
-    many more tasks: 68 of them by the end of a chain of 32). ``coalesce``
-    joins partitions without a shuffle."""
+    are its parts' together, so merging the merged frame again would grow it
+    by a part's partitions each round, and every later stage that read it
+    would run that many more tasks). ``coalesce`` joins partitions without a
+    shuffle."""
     if len(patches) <= MAX_PATCHES:
         return patches
     merged = union_all(list(patches))

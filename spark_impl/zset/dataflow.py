@@ -75,10 +75,10 @@ from pyspark.sql.pandas.functions import pandas_udf
 
 from spark_impl.errors import SparkEngineError
 from spark_impl.join_scope import without_broadcasts
-from spark_impl.state import materialise, materialise_counted, union_all
+from spark_impl.storage.frames import materialise, materialise_counted, union_all
 from spark_impl.values import decode, encode
-from spark_impl.zset_vocabulary import AGGREGATES, MAP_FUNCTIONS, MARKER, key_of
-from spark_impl.zset_vocabulary import FILTER_PREDICATES as PREDICATES
+from spark_impl.zset.named_functions import AGGREGATES, MAP_FUNCTIONS, MARKER, key_of
+from spark_impl.zset.named_functions import FILTER_PREDICATES as PREDICATES
 
 DEFAULT_MAX_ITERATIONS = 100
 SCHEMA = "e string, w bigint"

@@ -3,7 +3,7 @@
 :func:`run_jobs` writes batch ``j`` of every run as the ``j``-th file of a
 folder, reads the folder as a streaming file source with one file per trigger
 (files ordered by modification time, set increasing here), runs the processors
-of :mod:`spark_impl.streams.operator` with ``Trigger.AvailableNow`` into a memory
+of :mod:`spark_impl.stream.operator` with ``Trigger.AvailableNow`` into a memory
 sink, and puts each run's output together. So micro-batch ``j`` holds exactly
 batch ``j`` of each run: a run's cuts are the micro-batch boundaries
 (STREAM-DEC-BATCHING), and the query makes as many micro-batches as the
@@ -32,9 +32,9 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 
 from spark_impl.errors import SparkEngineError, restart_after
-from spark_impl.streams.assemble import Row, assemble
-from spark_impl.streams.kernels import Kernel, kernel
-from spark_impl.streams.operator import (
+from spark_impl.stream.assemble import Row, assemble
+from spark_impl.stream.kernels import Kernel, kernel
+from spark_impl.stream.operator import (
     CHANGELOG,
     INPUT_SCHEMA,
     PROVIDER,
@@ -66,6 +66,28 @@ class Outcome:
     outputs: list[Value | SparkEngineError]
     micro_batches: int = 0
     progress: list[dict[str, Any]] = field(default_factory=list)
+
+
+class SparkStreams:
+    """Runs named processors over batches on Spark (one micro-batch per batch)."""
+
+    def __init__(self, spark: SparkSession, shuffle_partitions: int | None = None) -> None:
+        self.spark = spark
+        self.shuffle_partitions = shuffle_partitions
+        self.last: Outcome | None = None
+
+    def run(self, processor: str, params: Mapping[str, Value], batches: Sequence[Sequence[Value]]) -> Value:
+        """The processor's output over the input cut into ``batches`` (raises
+        :class:`SparkEngineError` for an unknown processor or a malformed item)."""
+        (out,) = self.run_many([Job(processor, params, batches)])
+        if isinstance(out, SparkEngineError):
+            raise out
+        return out
+
+    def run_many(self, jobs: Sequence[Job]) -> list[Value | SparkEngineError]:
+        """Several runs in one streaming query; each output is that of a run of its own."""
+        self.last = run_jobs(self.spark, jobs, self.shuffle_partitions)
+        return self.last.outputs
 
 
 def stream_session(spark: SparkSession, shuffle_partitions: int | None = None) -> SparkSession:

@@ -28,8 +28,8 @@ import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 
-from spark_impl.streams.kernels import Kernel, kernel
-from spark_impl.streams.store import HandleStore
+from spark_impl.stream.kernel_state import HandleStore
+from spark_impl.stream.kernels import Kernel, kernel
 from spark_impl.values import decode, encode
 
 Value = Any

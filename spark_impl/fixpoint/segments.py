@@ -35,7 +35,7 @@ Building is pointer jumping over the links (each row's ancestor replaced by
 its ancestor's ancestor, so distances double each round): at most
 :data:`BUILD_ROUNDS` rounds, so a segment holds at most ``2^BUILD_ROUNDS + 1``
 elements; elements of a longer path beyond that, and cycles, are left out
-(an element without a row is crossed one round at a time, as before).
+(an element without a row is crossed one round at a time).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from collections.abc import Callable
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from spark_impl.scratch import once
+from spark_impl.storage.scratch import once
 
 #: pointer-jumping rounds when building: segments of at most 2^6 + 1 = 65 elements
 BUILD_ROUNDS = 6

@@ -2,7 +2,7 @@ r"""The named stream processors as per-batch steps over keyed state.
 
 Each kernel is the processor ``(S, f, s_ε, o_ε)`` of STREAM-DEF-3.16 written as
 the step of a stateful streaming operator: it reads one group's state from a
-:class:`~spark_impl.streams.store.Store`, consumes that group's items of one
+:class:`~spark_impl.stream.kernel_state.Store`, consumes that group's items of one
 micro-batch (in stream order: they carry their position ``pos``), emits output
 rows and writes the new state back. Its work is in proportion to the batch (and
 to the output it emits), never to the input seen before:
@@ -26,7 +26,7 @@ transitive_closure_loop   the run                     E by source, J by target, 
 
 An output row is ``(part, ord, value)``: ``value`` the canonical JSON text of
 an output element, or ``None`` for a marker (a stratum or round that exists
-even if empty); ``part`` and ``ord`` place it (see :mod:`spark_impl.streams.assemble`).
+even if empty); ``part`` and ``ord`` place it (see :mod:`spark_impl.stream.assemble`).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from spark_impl.errors import SparkEngineError
-from spark_impl.streams.store import MapSlot, Store
+from spark_impl.stream.kernel_state import MapSlot, Store
 from spark_impl.values import decode, encode
 
 Value = Any

@@ -1,6 +1,6 @@
 """The state a kernel keeps for one group, as JSON values in named slots.
 
-A kernel (:mod:`spark_impl.streams.kernels`) sees its group's state through
+A kernel (:mod:`spark_impl.stream.kernels`) sees its group's state through
 :class:`Store`: two value slots (``a``, ``b``), two maps (``m``, ``n``: JSON text
 key to JSON value) and two lists (``l``, ``r``). In a streaming query the slots
 are the state variables of ``transformWithStateInPandas`` (value, map and list

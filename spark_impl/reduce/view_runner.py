@@ -6,7 +6,7 @@ query runs exactly that micro-batch (``processAllAvailable``). State and
 progress live in ``ROOT/checkpoint``: a runner built again on the same
 ``ROOT`` resumes where the last committed batch left off.
 
-A refused batch (:class:`~spark_impl.reduce_view.InvalidDelta`) stops the query
+A refused batch (:class:`~spark_impl.reduce.maintained_view.InvalidDelta`) stops the query
 uncommitted; the runner then replaces that batch's folder by an empty one and
 restarts from the checkpoint, so the refused micro-batch is re-run empty and
 the state is as before it: the caller may go on with the next batch.
@@ -23,9 +23,14 @@ from pyspark.sql.streaming.query import StreamingQuery
 from pyspark.sql.streaming.readwriter import DataStreamWriter
 
 from spark_impl.errors import cause, restart_after
-from spark_impl.hadoop_fs import HadoopFS
-from spark_impl.reduce_view import InvalidDelta, MaintainedView, invalid_delta_in, maintained_view
-from spark_impl.reducers import SparkReducer
+from spark_impl.reduce.maintained_view import (
+    InvalidDelta,
+    MaintainedView,
+    invalid_delta_in,
+    maintained_view,
+)
+from spark_impl.reduce.reducer_kinds import SparkReducer
+from spark_impl.storage.hadoop_fs import HadoopFS
 
 Sink = Callable[[DataFrame, int], None]
 
@@ -87,7 +92,7 @@ class ViewRunner:
 
     def step(self, rows: DataFrame) -> None:
         """Apply one batch of ``k, v, w`` rows; raises
-        :class:`~spark_impl.reduce_view.InvalidDelta` (state kept).
+        :class:`~spark_impl.reduce.maintained_view.InvalidDelta` (state kept).
 
         A transient failure (:func:`~spark_impl.errors.transient`: a Python worker that did
         not connect back in time, or died) restarts the query from its checkpoint, which runs
@@ -114,7 +119,7 @@ class ViewRunner:
     def _process(self, target: str) -> None:
         """Run the pending micro-batch, the query restarted from its checkpoint after a
         transient failure (the micro-batch was not committed: a restart runs it again);
-        a refusal is raised as :class:`~spark_impl.reduce_view.InvalidDelta`."""
+        a refusal is raised as :class:`~spark_impl.reduce.maintained_view.InvalidDelta`."""
         attempt = 0
         while True:
             attempt += 1

@@ -10,7 +10,7 @@
   affected keys are recomputed from their values, kept per key in the state.
 * :class:`PythonReducer`: a user's ``(initial, add, remove)``; ``remove`` may
   return ``None`` to decline. Runs on the executors in the state store's
-  keyed operator (see :mod:`spark_impl.keyed_fold`).
+  keyed operator (see :mod:`spark_impl.reduce.keyed_fold`).
 
 Float reducers (a sum of ``double``) are not exactly invertible: ``(a + v) - v``
 may differ from ``a`` by rounding, so an incrementally maintained float sum

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from spark_impl.streams.kernels import Shape
+from spark_impl.stream.kernels import Shape
 from spark_impl.values import decode
 
 Value = Any

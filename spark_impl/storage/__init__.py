@@ -1,0 +1,10 @@
+"""Where the engines' data lives, shared by the papers' packages.
+
+* :mod:`~spark_impl.storage.keyed_tables`: durable keyed tables (reliable checkpoints,
+  partitioned bases and one overlay of changes): the reachability engine's state;
+* :mod:`~spark_impl.storage.scratch`: executor-local frames of an update, computed once
+  and released when it is over;
+* :mod:`~spark_impl.storage.frames`: frames kept between updates with bounded lineage
+  (the Z-set engine's traces), and unions;
+* :mod:`~spark_impl.storage.hadoop_fs`: files on any Hadoop path, published by rename.
+"""
