@@ -15,9 +15,10 @@ The printed pseudo-code itself is kept, as evidence, in
 Work counters (FIX-CLAIM-COMPLEXITY) count what the *algorithm examines*:
 ``elements_visited`` (frontier elements settled, worklist pops, dying elements
 examined for re-derivation) and ``edges_scanned`` (pairs (x, y) read through
-stepFwd or stepInv). They do not count the copying of the immutable state
-(building the new frozenset and rank map costs O(|current|) per update in this
-pure reference, by design, and is excluded: an in-place engine does not pay it).
+stepFwd or stepInv). The state is persistent (FIX-DEC-PERSISTENT-STATE): an
+update writes only the elements it settles, removes or re-ranks, each in
+O(log |current|), and shares the rest with the state it started from, so its
+cost is the counted work times a logarithm, not O(|current|).
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ import heapq
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import count
-from types import MappingProxyType
 
+from reference.algebra.persistent import PMap, PSet
 from reference.fixpoint.general_pattern import Elem, Operator, StepFwd
 
 INFINITE_RANK = float("inf")
@@ -53,10 +55,19 @@ class Config:
 class State:
     """§3.1.3 "State (System Maintains)": current = lfp(F), and rank ("BFS
     distance from base", for contraction). ``rank`` is defined exactly on
-    ``current``."""
+    ``current``.
 
-    current: frozenset[Elem] = frozenset()
-    rank: Mapping[Elem, int] = field(default_factory=lambda: MappingProxyType({}))
+    Persistent (FIX-DEC-PERSISTENT-STATE): ``live`` is current as a persistent
+    set and ``rank`` a persistent map, so the algorithms build the next state by
+    changing only what they touch, and every earlier state stays valid.
+    ``current`` is ``live`` as a frozenset, built when first asked for."""
+
+    live: PSet[Elem] = field(default_factory=PSet)
+    rank: PMap[Elem, int] = field(default_factory=PMap)
+
+    @cached_property
+    def current(self) -> frozenset[Elem]:
+        return frozenset(self.live)
 
 
 @dataclass(frozen=True)
@@ -109,7 +120,8 @@ def rank_of(rank: Mapping[Elem, int], x: Elem) -> float:
 
 
 def freeze(current: Iterable[Elem], rank: Mapping[Elem, int]) -> State:
-    return State(frozenset(current), MappingProxyType(dict(rank)))
+    """The state with this live set and these ranks (built whole: O(|current|))."""
+    return State(PSet(current), PMap(rank))
 
 
 # --- expansion ---------------------------------------------------------------
@@ -130,11 +142,11 @@ def expansion_frontier(
     elements = edges = 0
     for b in added_to_base:
         elements += 1
-        if b not in state.current:
+        if b not in state.live:
             seeds[b] = 0
     for x, y in added_to_step:
         edges += 1
-        if x in state.current and y not in state.current:
+        if x in state.live and y not in state.live:
             r = state.rank[x] + 1
             if r < seeds.get(y, r + 1):
                 seeds[y] = r
@@ -144,10 +156,13 @@ def expansion_frontier(
 def rerank_new_base(state: State, added_to_base: Iterable[Elem]) -> State:
     """A live element that becomes a base element gets rank 0 (clause I2 of
     FIX-DEC-RANK-INVARIANT; lowering a rank never breaks clause I3)."""
-    lowered = {b: 0 for b in added_to_base if b in state.current and state.rank[b] != 0}
+    lowered = [b for b in added_to_base if b in state.live and state.rank[b] != 0]
     if not lowered:
         return state
-    return freeze(state.current, {**state.rank, **lowered})
+    rank = state.rank.evolver()
+    for b in lowered:
+        rank[b] = 0
+    return State(state.live, rank.persistent())
 
 
 @dataclass(frozen=True)
@@ -164,9 +179,9 @@ def expand(state: State, config_new: Config, frontier: Mapping[Elem, int],
     rank), settling elements in rank order; each settled element x gets the
     least tentative rank offered, i.e. 1 + min rank of its live derivers
     (FIX-DEC-REDERIVE-RANK), and offers rank[x] + 1 to stepFwd'(x) \\ current.
-    Cost O(|new| + |edges from new|) (times log |frontier| for the queue)."""
-    live = set(state.current)
-    rank = dict(state.rank)
+    Cost O(|new| + |edges from new|) (times log |frontier| for the queue, and
+    log |current| for the persistent state)."""
+    live, rank = state.live.evolver(), state.rank.evolver()
     tie = count()
     queue = [(r, next(tie), x) for x, r in frontier.items()]
     heapq.heapify(queue)
@@ -182,12 +197,13 @@ def expand(state: State, config_new: Config, frontier: Mapping[Elem, int],
         rank[x] = r
         added.append(x)
         if record:
-            trace.append(frozenset(live))
+            trace.append(frozenset(live.persistent()))
         for y in config_new.step_fwd(x):
             edges += 1
             if y not in live:
                 heapq.heappush(queue, (r + 1, next(tie), y))
-    return Expansion(freeze(live, rank), tuple(added), Work(elements, edges), tuple(trace))
+    return Expansion(State(live.persistent(), rank.persistent()), tuple(added),
+                     Work(elements, edges), tuple(trace))
 
 
 # --- contraction -------------------------------------------------------------
@@ -205,11 +221,11 @@ def lost_support(
     elements = edges = 0
     for b in removed_from_base:
         elements += 1
-        if b in state.current:
+        if b in state.live:
             out[b] = None
     for x, y in removed_from_step:
         edges += 1
-        if x in state.current and y in state.current:
+        if x in state.live and y in state.live:
             out[y] = None
     return tuple(out), Work(elements, edges)
 
@@ -235,7 +251,7 @@ def cascade(state: State, config_new: Config, worklist: Iterable[Elem],
     Returns (dying, work, trace)."""
     assert config_new.step_inv is not None, "contraction needs stepInv (FIX-REM-1)"
     step_inv = config_new.step_inv
-    current, rank = state.current, state.rank
+    current, rank = state.live, state.rank
     queue = deque(worklist)
     dying: set[Elem] = set()
     trace: list[frozenset[Elem]] = []
@@ -255,7 +271,7 @@ def cascade(state: State, config_new: Config, worklist: Iterable[Elem],
         if not has_support:
             dying.add(x)
             if record:
-                trace.append(current - dying)
+                trace.append(state.current - dying)
             for z in config_new.step_fwd(x):
                 edges += 1
                 if z in current and z not in dying:
@@ -265,7 +281,11 @@ def cascade(state: State, config_new: Config, worklist: Iterable[Elem],
 
 def without(state: State, dying: frozenset[Elem]) -> State:
     """``state.current -= dying`` (the end of phase 1), with the ranks of the survivors."""
-    return freeze(state.current - dying, {x: r for x, r in state.rank.items() if x not in dying})
+    live, rank = state.live.evolver(), state.rank.evolver()
+    for x in dying:
+        live.discard(x)
+        rank.discard(x)
+    return State(live.persistent(), rank.persistent())
 
 
 def rederive_frontier(state_after: State, config_new: Config,
@@ -282,7 +302,7 @@ def rederive_frontier(state_after: State, config_new: Config,
         best: int | None = None
         for x in config_new.step_inv(y):
             edges += 1
-            if x in state_after.current:
+            if x in state_after.live:
                 r = state_after.rank[x] + 1
                 best = r if best is None else min(best, r)
         if best is not None:

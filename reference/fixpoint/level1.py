@@ -135,7 +135,7 @@ class FullFixpoint:
         counted as edges of the cascade phase (before) and of the expansion phase (after)."""
         work, derived = UpdateWork(), self.derived
         if derived is not None:  # the index follows the delta, on live derivers
-            live = self.state.current
+            live = self.state.live
             derived, n = _index_update(
                 derived, [(x, y) for x, y in delta.added_to_step if x in live],
                 [(x, y) for x, y in delta.removed_from_step if x in live])
@@ -148,7 +148,7 @@ class FullFixpoint:
         applied = algorithms.apply_delta(
             self.state, Config(base_mid, step_fwd_new, inv), config,
             removed_base, delta.removed_from_step, delta.added_to_base, delta.added_to_step)
-        update = output_delta(self.state.current, applied)
+        update = output_delta(self.state.live, applied)
         work += update.work
         if derived is not None:  # live derivers that died or were born
             gone = [(x, y) for x in update.removed for y in step_fwd_new(x)]

@@ -24,19 +24,22 @@ Exactness is *not* kept by later updates (an added shortcut edge does not
 lower the ranks of elements already live), and conformance requires only the
 invariant.
 
-Work counters: see :mod:`reference.fixpoint.algorithms` (they count what the
-algorithm examines, not the copying of this immutable value: each update here
-also copies the live set, the rank map and the touched adjacency maps,
-O(|current| + |nodes|), which the counters exclude on purpose).
+Persistence (FIX-DEC-PERSISTENT-STATE): the live set, the rank map and the
+adjacency maps are persistent values, so an update writes only the elements,
+ranks and adjacency entries it touches and shares the rest with the value it
+came from, which stays valid. Its cost is in proportion to the affected region
+(the work counters of :mod:`reference.fixpoint.algorithms`, times a
+logarithm), not to the graph; ``current`` and ``edges`` are built whole only
+when asked for.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Literal
 
+from reference.algebra.persistent import PMap
 from reference.fixpoint import algorithms, printed
 from reference.fixpoint.algorithms import Applied, Config, State, UpdateWork
 from reference.fixpoint.general_pattern import Edge, Elem, lookup
@@ -67,34 +70,36 @@ class Update:
     churn: frozenset[Elem] = frozenset()
 
 
-def output_delta(old: frozenset[Elem], applied: Applied) -> Update:
+def output_delta(old: Set[Elem], applied: Applied) -> Update:
     """§7's output delta of an update from the live set ``old``: added =
     lfp(F') \\ lfp(F), removed = lfp(F) \\ lfp(F') (both found among the touched
     elements), and the churn (touched, live before and after)."""
-    new = applied.state.current
+    new = applied.state.live
     return Update(frozenset(x for x in applied.touched if x in new and x not in old),
                   frozenset(x for x in applied.touched if x in old and x not in new),
                   applied.work,
                   frozenset(x for x in applied.touched if x in old and x in new))
 
 
-def _adjust(table: Mapping[Elem, frozenset[Elem]], add: Iterable[Edge],
-            remove: Iterable[Edge]) -> Mapping[Elem, frozenset[Elem]]:
-    """The adjacency map with pairs (k, v) removed then added (a copy; the
-    same map when there is nothing to change)."""
+def _adjust(table: PMap[Elem, frozenset[Elem]], add: Iterable[Edge],
+            remove: Iterable[Edge]) -> PMap[Elem, frozenset[Elem]]:
+    """The adjacency map with pairs (k, v) removed then added: a new value that
+    shares every entry but those of the keys changed (the same map when there is
+    nothing to change)."""
     add, remove = tuple(add), tuple(remove)
     if not add and not remove:
         return table
-    out = dict(table)
+    out = table.evolver()
+    none: frozenset[Elem] = frozenset()
     for k, v in remove:
-        rest = out.get(k, frozenset()) - {v}
+        rest = out.get(k, none) - {v}
         if rest:
             out[k] = rest
         else:
-            out.pop(k, None)
+            out.discard(k)
     for k, v in add:
-        out[k] = out.get(k, frozenset()) | {v}
-    return MappingProxyType(out)
+        out[k] = out.get(k, none) | {v}
+    return out.persistent()
 
 
 @dataclass(frozen=True)
@@ -105,8 +110,8 @@ class ManagedFixpoint:
     FIX-DEC-PRINTED-VARIANT)."""
 
     roots: frozenset[Elem]
-    fwd: Mapping[Elem, frozenset[Elem]]
-    inv: Mapping[Elem, frozenset[Elem]]
+    fwd: PMap[Elem, frozenset[Elem]]
+    inv: PMap[Elem, frozenset[Elem]]
     state: State
     variant: Variant = "corrected"
     edge_count: int = field(default=0)
@@ -132,8 +137,7 @@ class ManagedFixpoint:
 
     @staticmethod
     def empty(variant: Variant = "corrected") -> ManagedFixpoint:
-        return ManagedFixpoint(frozenset(), MappingProxyType({}), MappingProxyType({}),
-                               State(), variant)
+        return ManagedFixpoint(frozenset(), PMap(), PMap(), State(), variant)
 
     @staticmethod
     def make(roots: Iterable[Elem], edges: Iterable[Edge],
@@ -170,12 +174,12 @@ class ManagedFixpoint:
         new_roots = tuple(r for r in add_roots if r not in self.roots)
         new_edges = tuple((u, v) for u, v in add_edges if v not in self.fwd.get(u, ()))
 
-        mid_roots = self.roots.difference(gone_roots)
+        mid_roots = self.roots.difference(gone_roots) if gone_roots else self.roots
         mid_fwd = _adjust(self.fwd, (), gone_edges)
         mid_inv = _adjust(self.inv, (), ((v, u) for u, v in gone_edges))
         new_fwd = _adjust(mid_fwd, new_edges, ())
         new_inv = _adjust(mid_inv, ((v, u) for u, v in new_edges), ())
-        final_roots = mid_roots.union(new_roots)
+        final_roots = mid_roots.union(new_roots) if new_roots else mid_roots
         printed_code = self.variant == "printed"
         applied = algorithms.apply_delta(
             self.state, Config(mid_roots, lookup(mid_fwd), lookup(mid_inv)),
@@ -185,5 +189,5 @@ class ManagedFixpoint:
             expansion=printed.expansion_phase if printed_code else algorithms.expansion_phase)
         edge_count = self.edge_count - len(gone_edges) + len(new_edges)
         return (ManagedFixpoint(final_roots, new_fwd, new_inv, applied.state, self.variant, edge_count),
-                output_delta(self.state.current, applied))
+                output_delta(self.state.live, applied))
 

@@ -23,7 +23,6 @@ from reference.fixpoint.algorithms import (
     State,
     Work,
     cascade,
-    freeze,
     without,
 )
 from reference.fixpoint.general_pattern import Elem
@@ -32,7 +31,7 @@ from reference.fixpoint.general_pattern import Elem
 def _bfs_from_zero(state: State, config_new: Config, frontier: Iterable[Elem]) -> Expansion:
     """The printed loop: ``r = 0``; settle the frontier at rank r; next frontier =
     stepFwd of the frontier minus current; ``r += 1``."""
-    live, rank = set(state.current), dict(state.rank)
+    live, rank = state.live.evolver(), state.rank.evolver()
     layer = {x: None for x in frontier if x not in live}
     added: list[Elem] = []
     elements = edges = 0
@@ -51,7 +50,7 @@ def _bfs_from_zero(state: State, config_new: Config, frontier: Iterable[Elem]) -
                     nxt[y] = None
         layer = nxt
         r += 1
-    return Expansion(freeze(live, rank), tuple(added), Work(elements, edges))
+    return Expansion(State(live.persistent(), rank.persistent()), tuple(added), Work(elements, edges))
 
 
 def expand(state: State, config_new: Config) -> Expansion:
@@ -73,7 +72,7 @@ def contract(state: State, config_new: Config, worklist: Iterable[Elem],
         elements += 1
         for x in config_new.step_inv(y):
             edges += 1
-            if x in after.current:
+            if x in after.live:
                 frontier.append(y)
                 break
     e = _bfs_from_zero(after, config_new, frontier)
