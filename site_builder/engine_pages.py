@@ -79,8 +79,8 @@ def matrix(found: Sources) -> str:
     options = "".join(f'<option value="{a}">{a}</option>' for a in areas)
     lines = ["# Released engines × cases", "",
              f"Results data: `engines/results.json` ({escape(found.results_meta.get('generated', ''))}), written by "
-             "`incspec engines results` with [the results page](../guides/ENGINES.md). "
-             f"{escape(found.results_meta.get('provenance', ''))}", "",
+             "`incspec engines results` with [the results page](../guides/ENGINES.md). Its outcomes: "
+             f"{literal(found.results_meta.get('provenance', ''))}", "",
              "Each row is a case; a failing cell (fail, xfail, errored, xpass or a cost bound exceeded) links to "
              "its first differing observation, its cause and its reproduction.", "",
              *table(["engine", "version", "areas", "failing cells"],

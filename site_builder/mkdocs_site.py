@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-NAME = "incspec: four papers on incremental computation, executable"
+NAME = "incspec"
 CSS = """
 .badge { display: inline-block; padding: 0 .45em; margin-right: .25em; border-radius: .6em;
          font-size: .7rem; line-height: 1.5; background: #e0e0e0; color: #222; }
