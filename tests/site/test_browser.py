@@ -48,7 +48,10 @@ class Quiet(SimpleHTTPRequestHandler):
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """The small site built into a tmp folder and served over HTTP: (its URL, the folder)."""
     tmp = tmp_path_factory.mktemp("site")
-    build(Options(out=tmp / "site", small=True), tmp / "work")
+    try:
+        build(Options(out=tmp / "site", small=True), tmp / "work")
+    except ModuleNotFoundError as exc:
+        pytest.fail(f"the site extra is not installed ({exc}): pip install -e '.[site]'", pytrace=False)
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Quiet, directory=str(tmp)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
