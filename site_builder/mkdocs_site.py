@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 
@@ -45,8 +46,6 @@ def config(nav: list[object], docs_dir: Path, site_dir: Path) -> dict[str, objec
 
 def yaml_text(cfg: dict[str, object]) -> str:
     """The configuration as YAML (JSON is YAML), the slugify function by its import name."""
-    import json
-
     text = json.dumps(cfg, indent=1, ensure_ascii=False)
     return text.replace('"site_builder.slugs.github"', "!!python/name:site_builder.slugs.github")
 
