@@ -159,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="incspec engines results", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", type=Path, default=released_engines.ROOT / "docs" / "ENGINES.md")
+    p.add_argument("--data", type=Path, default=released_engines.ENGINES / "results.json",
+                   help="the results data, every case's outcome (the static site's engine matrix)")
     p.add_argument("--engine", action="append", default=[], help="only this engine (repeatable)")
     p.add_argument("--install", action="store_true", help="install missing engines first (npm, pip)")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds per case")
@@ -166,6 +168,10 @@ def main(argv: list[str] | None = None) -> int:
     names = args.engine or list(released_engines.shipped())
     runs = shipped_runs(names, args.install, args.timeout)
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    args.out.write_text(page(runs, {n: f"incspec conform --engine {n}" for n in names}, when), encoding="utf-8")
-    print(f"incspec engines results: wrote {args.out}", file=sys.stderr)
+    commands = {n: f"incspec conform --engine {n}" for n in names}
+    args.out.write_text(page(runs, commands, when), encoding="utf-8")
+    from engines import results_data  # it imports this module
+
+    results_data.write(args.data, results_data.data(runs, commands, when))
+    print(f"incspec engines results: wrote {args.out} and {args.data}", file=sys.stderr)
     return 0

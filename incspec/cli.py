@@ -20,6 +20,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "generate-cases": ("conformance.generate:main", "regenerate the generated case files from reference/"),
     "check-reducer": ("check_reducer.cli:main", "check a custom reducer before trusting it"),
     "pipeline": ("spark_impl.pipeline:main", "maintain views over change batches on Spark"),
+    "site": ("site_builder.cli:main", "build the static site from the repository (site build [--small])"),
 }
 
 

@@ -7,7 +7,8 @@ engines import no part of the suite at all (their adapters in
 ``spark_impl/protocol/`` translate their errors); the command line (``incspec``)
 is imported by none of the programs it dispatches to, and they do not import
 each other, but for the Spark adapters and the released-engine tooling
-(``engines/``), which use the suite; the released engines' adapters import
+(``engines/``), which use the suite, and the static site (``site_builder``), which
+shows the proofs map; the released engines' adapters import
 nothing of the project. Inside ``spark_impl``, the packages by paper import no
 other paper, only what they share. Lazy imports inside functions and
 ``importlib.import_module("...")`` calls count.
@@ -23,7 +24,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC = {"conformance.protocols", "conformance.api"}
-PROGRAMS = ("conformance", "check_reducer", "proofs_map", "spark_impl", "engines")
+PROGRAMS = ("conformance", "check_reducer", "proofs_map", "spark_impl", "engines", "site_builder")
+#: what a program may import of another: the Spark adapters and the engines' tooling use the
+#: suite; the site shows the proofs map (it reads the case files and engine results as data)
+ALLOWED = {("spark_impl", "conformance"), ("engines", "conformance"), ("site_builder", "proofs_map")}
 
 
 def imports_in(source: str) -> Iterator[str]:
@@ -116,7 +120,7 @@ def test_the_programs_do_not_import_each_other_or_the_command_line(program: str)
     found = imports_of(program)
     assert reaching(found, "incspec") == {}
     for other in PROGRAMS:
-        if other != program and not (program in ("spark_impl", "engines") and other == "conformance"):
+        if other != program and (program, other) not in ALLOWED:
             assert reaching(found, other) == {}, other
 
 
@@ -130,7 +134,8 @@ def test_every_subcommand_of_the_command_line_resolves() -> None:
     """``incspec`` names its programs by ``module:function``; each must exist."""
     from incspec.cli import SUBCOMMANDS, _load
 
-    assert set(SUBCOMMANDS) == {"proofs", "conform", "engines", "generate-cases", "check-reducer", "pipeline"}
+    assert set(SUBCOMMANDS) == {"proofs", "conform", "engines", "generate-cases", "check-reducer", "pipeline",
+                                "site"}
     for target, _ in SUBCOMMANDS.values():
         assert callable(_load(target)), target
 
@@ -139,7 +144,7 @@ def test_the_engine_adapters_import_nothing_of_the_project() -> None:
     """An adapter in a folder of engines/ runs in the engine's own environment (pathway's
     virtual environment, Node): it speaks the protocol and imports no package of the project."""
     project = ("reference", "reference_impl", "conformance", "check_reducer", "proofs_map", "spark_impl", "incspec",
-               "engines")
+               "engines", "site_builder")
     found = {f: ms for f, ms in imports_of("engines").items() if len(Path(f).parts) > 2}
     assert found, "no adapter found under engines/"
     assert {f: ms for f, ms in found.items()

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ORIGINALS = ("conformance/driver.py", "conformance/wire.py", "conformance/cases_model.py",
              "conformance/vocabulary/__init__.py")
 PACKAGES = ("reference", "reference_impl", "conformance", "spark_impl", "check_reducer", "proofs_map",
-            "incspec", "tests", "benchmarks", "engines")
+            "incspec", "tests", "benchmarks", "engines", "site_builder")
 MIN_NODES = 30
 
 
