@@ -69,6 +69,7 @@ def semantic(observations: Any) -> list[dict[str, Any]]:
     return [{k: v for k, v in o.items() if k != "work"} for o in observations]
 
 
+@pytest.mark.slow  # every case of an area run twice, lockstep and alone (the main job runs lockstep)
 def test_lockstep_runs_equal_separate_runs(spark: Any) -> None:
     from spark_impl.conformance_adapter import implementation
     from spark_impl.protocol.lockstep import SparkLockstepFixpoint, SparkLockstepReduce

@@ -306,6 +306,7 @@ def test_the_reach_view_resumes_from_its_saved_state(spark: Any, tmp_path: Path)
     assert sorted((r["node"], r["added"]) for r in second) == [(2, False), (3, False)]
 
 
+@pytest.mark.slow  # a pipeline process started, killed and started again: minutes
 @pytest.mark.parametrize("phase", ["saved"])  # the order that lost changes; "published" ran too (5 min each)
 @pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
 def test_the_reach_view_loses_no_change_when_killed_between_publishing_and_saving(

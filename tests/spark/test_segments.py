@@ -86,6 +86,7 @@ def _random_batches(spark: Any, seed: int, batches: int) -> None:
 
 
 @pytest.mark.spec("FIX-DEC-SPARK-SEGMENTS", "FIX-DEC-REDERIVE-RANK", "FIX-DEC-BATCH", evidence="example")
+@pytest.mark.slow  # 8 batches x 2 seeds, each an update of several Spark jobs: minutes
 @pytest.mark.parametrize("seed", [1, 2])
 def test_random_batches_on_paths_match_the_reference(spark: Any, seed: int) -> None:
     """Seeded graphs of chains (8 batches each): delta, live set and ranks are the

@@ -153,7 +153,10 @@ def _random_versions(name: str, seed: int, versions: int) -> list[dict[str, list
     return out
 
 
-@pytest.mark.parametrize(("name", "seed"), [("reach", 1), ("min-label", 2), ("nested-reach", 3)])
+@pytest.mark.parametrize(("name", "seed"), [
+    ("reach", 1), ("min-label", 2),
+    pytest.param("nested-reach", 3, marks=pytest.mark.slow),  # a loop in a loop: minutes
+])
 def test_iterate_agrees_with_the_reference_on_generated_versions(spark: Any, name: str, seed: int) -> None:
     """The engine's output deltas (nested-time rule) against the reference's standard semantics
     (the test's oracle; the engine does not call the reference)."""
@@ -162,6 +165,7 @@ def test_iterate_agrees_with_the_reference_on_generated_versions(spark: Any, nam
     assert_matches_standard_semantics(spark, name, program, trace)
 
 
+@pytest.mark.slow  # a chain iterated to convergence, then changed: minutes
 def test_a_change_after_convergence_works_only_at_the_affected_times(spark: Any) -> None:
     """Reachability along the chain 0 -> 1 -> .. -> 6 from 0. Adding the edge 6 -> 7 after
     convergence affects one key at one time, (1, 6): one distinct evaluation on one key,
