@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance import released_engines, reports
-from engines.results_page import EngineRun
+from engines.engine_run import EngineRun
 
 RESULTS = released_engines.ENGINES / "results.json"
 PROVENANCE = "a run of incspec engines results (every shipped case on every engine)"

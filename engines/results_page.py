@@ -17,7 +17,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from conformance import released_engines, reports
@@ -25,21 +25,9 @@ from conformance.adapters import Backend
 from conformance.adapters.subprocess_impl import ProtocolError, SubprocessImplementation
 from conformance.execute import Expectations, Outcome, execute
 from conformance.loader import load_cases
-from conformance.protocols import Handshake
+from engines.engine_run import EngineRun
 
 EXAMPLE_CHARS = 400
-
-
-@dataclass(frozen=True)
-class EngineRun:
-    """One engine's run: its handshake and outcomes, or why it did not run."""
-
-    name: str
-    handshake: Handshake | None = None
-    outcomes: Sequence[Outcome] = ()
-    known: Mapping[str, str] = field(default_factory=dict)  # case ID -> the cause of its known failure
-    cost_causes: Mapping[str, str] = field(default_factory=dict)  # work counter -> why it exceeds its bound
-    problem: str = ""
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from conformance.cases_model import case_file_text
 from conformance.implementations import resolve
 from conformance.loader import load_cases
 from engines import results_page
+from engines.engine_run import EngineRun
 
 CASES = load_cases()
 IDS = {c.id for c in CASES}
@@ -47,7 +48,7 @@ def test_an_engine_is_installed_into_its_cache_folder(tmp_path: Path, monkeypatc
     assert [c[1:3] for c in pip.install_commands()] == [["-m", "venv"], ["-m", "pip"]]
 
 
-def mutant_run(name: str, expectations: Path | None, tmp_path: Path) -> results_page.EngineRun:
+def mutant_run(name: str, expectations: Path | None, tmp_path: Path) -> EngineRun:
     reduce_cases = tmp_path / "cases"
     if not reduce_cases.exists():
         (reduce_cases / "reduce").mkdir(parents=True)
@@ -57,7 +58,7 @@ def mutant_run(name: str, expectations: Path | None, tmp_path: Path) -> results_
     return results_page.run_engine(name, InProcess(resolve(f"mutant/{name}")), expectations, reduce_cases)
 
 
-def failing(run: results_page.EngineRun) -> list[str]:
+def failing(run: EngineRun) -> list[str]:
     return [o.case.id for o in run.outcomes if o.status == "fail"]
 
 
