@@ -261,7 +261,9 @@ class ReachView:
         if batch_id > self.applied:  # a re-run of an applied micro-batch only republishes
             weight = "weight" in batch.columns
             parts: dict[str, dict[str, list[Any]]] = {}
-            for r in batch.collect():  # one micro-batch of graph edits
+            # one micro-batch of graph edits, brought to the driver: the fixpoint engine's
+            # apply takes Python lists (a driver-free reach view is not built yet)
+            for r in batch.collect():
                 change = parts.setdefault(r["part"], {"add_roots": [], "remove_roots": [],
                                                       "add_edges": [], "remove_edges": []})
                 w = int(r["weight"]) if weight and r["weight"] is not None else 1

@@ -190,6 +190,7 @@ def _query_once(spark: SparkSession, files: list[list[str]],
         query.awaitTermination()
         progress = [json.loads(p.json) for p in query.recentProgress]
         collected: dict[str, list[Row]] = {}
+        # the query's output is the observation the caller compares (a conformance case's stream)
         for r in session.sql(f"SELECT run, part, ord, value FROM {name}").collect():
             collected.setdefault(r["run"], []).append((int(r["part"]), int(r["ord"]), r["value"]))
         batches = len({p["batchId"] for p in progress})
