@@ -297,7 +297,7 @@ class KeyedTables:
                 parts.append(old)
         if not parts:
             return self
-        overlay = write_reliably(union_all(parts))
+        overlay = write_reliably(_coalesced(union_all(parts)))
         merged = KeyedTables(self.tables, overlay, bounds, overlay)
         tables = dict(self.tables)
         compacted = False
@@ -333,3 +333,12 @@ class KeyedTables:
                     base.unpersist()
         if self.written is not None and self.written is not successor.written:
             self.written.unpersist()
+
+
+def _coalesced(df: DataFrame) -> DataFrame:
+    """``df`` in at most the session's partition count (``coalesce``: no shuffle). A
+    union's partitions are its parts' together: the overlay, rewritten at every
+    update as the old overlay's rows plus the new changes, would otherwise gain the
+    partitions of every update's change frames, and every later stage reading it run
+    that many more tasks."""
+    return df.coalesce(partitions(df))

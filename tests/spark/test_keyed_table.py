@@ -135,3 +135,29 @@ def test_joins_within_nearby_spans_share_their_generated_code(spark: Any) -> Non
     for x in range(4_097, 4_137):
         lookup(x)
     assert int(metrics.METRIC_COMPILATION_TIME().getCount()) == before
+
+
+def test_the_overlay_keeps_the_session_partition_count_update_after_update(spark: Any) -> None:
+    """Thirty updates, each changing a few keys of two tables: the overlay is rewritten
+    every time as the old overlay's rows plus the new changes, and stays in the
+    session's partition count (it was a union of its parts: it gained the change
+    frames' partitions at every update, 94 tasks a stage after six small updates of a
+    fixpoint engine), and every table reads as its changes made it."""
+    from spark_impl.storage.keyed_tables import KeyedTables, Table, partitions
+
+    tables = KeyedTables.of({
+        "a": Table.build(spark.range(0, 50).selectExpr("id as node", "0 as rank"), ("node",), ("rank",)),
+        "b": Table.build(spark.range(0, 20).selectExpr("id as node"), ("node",)),
+    })
+    expected_a = {n: 0 for n in range(50)}
+    expected_b = set(range(20))
+    for k in range(30):
+        changes_a = spark.createDataFrame([(k, k + 1, True), (100 + k, 1, True)], "node bigint, rank int, present boolean")
+        changes_b = spark.createDataFrame([(k % 20, False)], "node bigint, present boolean")
+        tables = tables.with_changes({"a": (changes_a, 2), "b": (changes_b, 1)})
+        expected_a.update({k: k + 1, 100 + k: 1})
+        expected_b.discard(k % 20)
+        assert tables.written is not None
+        assert tables.written.rdd.getNumPartitions() <= partitions(tables.written), k
+    assert {r["node"]: r["rank"] for r in tables.current("a").collect()} == expected_a
+    assert {r["node"] for r in tables.current("b").collect()} == expected_b
