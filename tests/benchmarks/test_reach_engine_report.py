@@ -14,6 +14,7 @@ from benchmarks import reach_engine_bench, report
 pytestmark = pytest.mark.spark
 
 
+@pytest.mark.slow  # the benchmark's whole run, every engine and baseline, at its smallest sizes: about a minute
 def test_a_tiny_run_writes_results_and_the_report_renders_them(spark: Any, tmp_path: Path) -> None:
     out = tmp_path / "reach.json"
     reach_engine_bench.main(["--sizes", "200", "--repeats", "1", "--out", str(out)])

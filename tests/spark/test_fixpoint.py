@@ -280,9 +280,9 @@ def test_an_update_releases_its_scratch_frames(spark: Any) -> None:
     the blocks an engine holds do not grow with the updates: on a chain of 7
     nodes, each also the target of an edge from a node nothing reaches (so no
     segment crosses it: a cut at the top is a cascade of 6 rounds, putting it
-    back an expansion of 6), the RDDs this test persisted, counted after each
-    cut-and-repair, are as many as after the first; the last delta is still
-    readable."""
+    back an expansion of 6), the RDDs this test persisted, counted after the
+    second cut-and-repair, are as many as after the first (a leak grows them by
+    some tens at each); the last delta is still readable."""
     from spark_impl.fixpoint.reachability import IncrementalReachability
 
     sc = spark.sparkContext
@@ -295,10 +295,10 @@ def test_an_update_releases_its_scratch_frames(spark: Any) -> None:
     chain = spark.range(0, 6).selectExpr("id as src", "id + 1 as dst")
     r.make(spark.createDataFrame([(0,)], "node bigint"), chain.union(chain.selectExpr("src + 100", "dst")))
     persisted = []
-    for _ in range(3):
+    for _ in range(2):
         cut = r.apply(remove_edges=[(0, 1)])
         assert cut.removed_count == 6 and cut.work.rounds >= 6
         back = r.apply(add_edges=[(0, 1)])
         persisted.append(persisted_here())
         assert back.added == set(range(1, 7))
-    assert persisted == [persisted[0]] * 3, persisted
+    assert persisted == [persisted[0]] * 2, persisted

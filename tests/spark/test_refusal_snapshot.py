@@ -27,6 +27,7 @@ SCENARIO = Path(__file__).with_name("refusal_snapshot_scenario.py")
 
 
 @pytest.mark.spec("SKIP-DEF-8", evidence="example")
+@pytest.mark.slow  # a Spark application of its own, its state store's timing forced: a minute or two
 def test_a_refused_batch_snapshotted_before_its_undo_is_never_read_back() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     run = subprocess.run([sys.executable, str(SCENARIO)], cwd=ROOT, env=env,
