@@ -36,3 +36,27 @@ def materialise_counted(df: DataFrame) -> tuple[DataFrame, int]:
 
 def union_all(frames: list[DataFrame]) -> DataFrame:
     return fold_left(DataFrame.unionByName, frames)
+
+
+def session_partitions(df: DataFrame) -> int:
+    """The session's shuffle partition count: the parallelism every engine's frames share."""
+    return int(df.sparkSession.conf.get("spark.sql.shuffle.partitions") or "2")
+
+
+def union_coalesced(frames: list[DataFrame]) -> DataFrame:
+    """The union of ``frames`` in at most the session's partition count
+    (:func:`coalesced`); one frame is returned as it is, its partitioning kept."""
+    return frames[0] if len(frames) == 1 else coalesced(union_all(frames))
+
+
+def coalesced(df: DataFrame) -> DataFrame:
+    """``df`` in at most the session's partition count (``coalesce``: no shuffle).
+
+    A union's partitions are its parts' together. A frame kept from update to
+    update as a union (an overlay rewritten as its old rows plus the new
+    changes, a trace read as the union of its pieces) would gain its parts'
+    partitions every update, and every stage reading it run that many more
+    tasks: six small updates of the fixpoint engine left 94 tasks a stage, a
+    Z-set loop's trace 112. Not for a frame whose hash partitioning a join
+    relies on (a coalesce forgets it)."""
+    return df.coalesce(session_partitions(df))

@@ -39,7 +39,7 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from spark_impl.storage.frames import union_all
+from spark_impl.storage.frames import session_partitions, union_all, union_coalesced
 from spark_impl.storage.scratch import once
 
 #: a table's overlay rows are merged into new bases past this share of its base ...
@@ -63,7 +63,7 @@ def write_reliably(df: DataFrame) -> DataFrame:
 
 def partitions(df: DataFrame) -> int:
     """The session's shuffle partition count: the one layout every keyed table shares."""
-    return int(df.sparkSession.conf.get("spark.sql.shuffle.partitions") or "2")
+    return session_partitions(df)
 
 
 @dataclass(frozen=True)
@@ -221,8 +221,7 @@ def merged_patches(patches: tuple[DataFrame, ...]) -> tuple[DataFrame, ...]:
     shuffle."""
     if len(patches) <= MAX_PATCHES:
         return patches
-    merged = union_all(list(patches))
-    return (once(merged.coalesce(partitions(merged))),)
+    return (once(union_coalesced(list(patches))),)
 
 
 def _anti(rows: DataFrame, keys: DataFrame, key: Sequence[str]) -> DataFrame:
@@ -297,7 +296,7 @@ class KeyedTables:
                 parts.append(old)
         if not parts:
             return self
-        overlay = write_reliably(_coalesced(union_all(parts)))
+        overlay = write_reliably(union_coalesced(parts))
         merged = KeyedTables(self.tables, overlay, bounds, overlay)
         tables = dict(self.tables)
         compacted = False
@@ -334,11 +333,3 @@ class KeyedTables:
         if self.written is not None and self.written is not successor.written:
             self.written.unpersist()
 
-
-def _coalesced(df: DataFrame) -> DataFrame:
-    """``df`` in at most the session's partition count (``coalesce``: no shuffle). A
-    union's partitions are its parts' together: the overlay, rewritten at every
-    update as the old overlay's rows plus the new changes, would otherwise gain the
-    partitions of every update's change frames, and every later stage reading it run
-    that many more tasks."""
-    return df.coalesce(partitions(df))

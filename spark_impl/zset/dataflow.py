@@ -75,7 +75,7 @@ from pyspark.sql.pandas.functions import pandas_udf
 
 from spark_impl.errors import SparkEngineError
 from spark_impl.join_scope import without_broadcasts
-from spark_impl.storage.frames import materialise, materialise_counted, union_all
+from spark_impl.storage.frames import materialise, materialise_counted, union_all, union_coalesced
 from spark_impl.values import decode, encode
 from spark_impl.zset.named_functions import AGGREGATES, MAP_FUNCTIONS, MARKER, key_of
 from spark_impl.zset.named_functions import FILTER_PREDICATES as PREDICATES
@@ -233,7 +233,8 @@ class Trace:
             else:
                 keep = self.spark.createDataFrame(sorted(wanted), ", ".join(f"{c} int" for c in tcols(self.depth)))
                 frames.append(self.base.join(F.broadcast(keep), tcols(self.depth), "left_semi"))
-        return union_all([f.select(*cols, *tcols(self.depth)) for f in frames]) if frames else None
+        # coalesced: the pieces' partitions together grow with the versions and iterations kept
+        return union_coalesced([f.select(*cols, *tcols(self.depth)) for f in frames]) if frames else None
 
     def add(self, t: Time, diff: DataFrame, size: int) -> None:
         self.pieces[t] = diff
@@ -450,10 +451,10 @@ class _Log:
     def add(self, delta: DataFrame) -> None:
         self.parts.append(delta.select("e", "w"))
         if len(self.parts) >= COMPACT_EVERY:
-            self.parts = [materialise(consolidate(union_all(self.parts)))]
+            self.parts = [materialise(consolidate(union_coalesced(self.parts)))]
 
     def total(self) -> DataFrame:
-        return consolidate(union_all(self.parts)) if self.parts else self.flow.empty()
+        return consolidate(union_coalesced(self.parts)) if self.parts else self.flow.empty()
 
 
 def _first_line(text: str) -> str:

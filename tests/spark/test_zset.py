@@ -181,3 +181,25 @@ def test_a_change_after_convergence_works_only_at_the_affected_times(spark: Any)
     assert engine.work["keyed_evaluations"] == 1 and engine.work["affected_keys"] == 1
     assert dict(engine.step({"edges": [((9, 8), 1)]})) == {}  # an unreachable edge: no key at all
     assert engine.work["affected_keys"] == 0 and engine.work["recorded"] == 1  # the edge itself
+
+
+def test_a_trace_is_read_in_the_session_partition_count_however_many_pieces_it_keeps(spark: Any) -> None:
+    """Four versions of ``distinct(join(a, b))``: each version adds a piece to the
+    traces of the join's inputs and of the distinct's argument, and a trace is read as
+    the union of its pieces; read so, it stays in the session's partition count (the
+    union had its pieces' partitions together: a Z-set loop's trace reached 112 tasks a
+    stage within four versions), and the outputs are the standard semantics'."""
+    from spark_impl.storage.frames import session_partitions
+
+    trace = [*TRACES["join-distinct"], {"a": [[[3, "z"], 1]], "b": [[[3, 9], 1]]}]
+    expected = standard_output_deltas(program_from_json(PROGRAMS["join-distinct"]),
+                                      [{n: zset_from_rows(rows) for n, rows in d.items()} for d in trace])
+    engine = spark_engine(spark)
+    engine.build(PROGRAMS["join-distinct"])
+    for delta, want in zip(trace, expected, strict=True):
+        got = engine.step({n: [(_tuples(e), w) for e, w in rows] for n, rows in delta.items()})
+        assert dict(got) == dict(want.items()), delta
+    kept = [t for t in engine.flow.traces.values() if len(t.times()) > 1]
+    assert kept  # some trace holds several versions' pieces
+    for t in kept:
+        assert t.rows(t.times()).rdd.getNumPartitions() <= session_partitions(t.rows(t.times())), t.times()
