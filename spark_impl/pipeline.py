@@ -201,10 +201,10 @@ class ReduceView:
     """A reduce view: the maintained view's query, its changes and snapshots."""
 
     def __init__(self, spark: SparkSession, spec: ViewSpec, rows: DataFrame,
-                 outputs: Outputs) -> None:
+                 outputs: Outputs, checkpoint: str) -> None:
         self.spark, self.spec, self.outputs = spark, spec, outputs
         feed = rows.where(F.col("key").isNotNull())
-        self.view: MaintainedView = maintained_view(feed, spec.reducer)
+        self.view: MaintainedView = maintained_view(feed, spec.reducer, checkpoint=checkpoint)
         self.refusal: InvalidDelta | None = None
 
     def plan(self) -> DataFrame:
@@ -354,7 +354,7 @@ def _run_view(spark: SparkSession, fs: HadoopFS, source: Source, spec: ViewSpec,
     failures, failed_after = 0, None  # transient failures in a row after the same committed batch
     while True:
         rows = source.stream()
-        view: View = (ReduceView(spark, spec, rows, outputs) if spec.kind == "reduce"
+        view: View = (ReduceView(spark, spec, rows, outputs, view_checkpoint) if spec.kind == "reduce"
                       else ReachView(spark, spec, rows, outputs, fs, view_checkpoint))
         query = _start(view, view_checkpoint, follow)
         try:

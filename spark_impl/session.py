@@ -35,6 +35,12 @@ ENGINE_CONF: dict[str, str] = {
     "spark.sql.streaming.stateStore.providerClass":
         "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
     "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
+    # Unbounded by default, each state store instance (one per operator, partition and
+    # loaded version) holds its own block cache and write buffers in native memory, outside
+    # the JVM heap and its limits: many partitions or views add up with no ceiling. Bounded,
+    # an executor's instances share one cache and write buffer manager of
+    # ``rocksdb.maxMemoryUsageMB`` (Spark's default 500 per executor; LOCAL_CONF: less).
+    "spark.sql.streaming.stateStore.rocksdb.boundedMemoryUsage": "true",
     # Each committed state version gets a unique id, recorded in the commit log, and a
     # load follows that lineage. With the default (1) a version's files are named by its
     # number alone: a refused micro-batch (SKIP-DEF-8) writes version N+1 before the
@@ -91,6 +97,8 @@ LOCAL_CONF: dict[str, str] = {
     "spark.driver.bindAddress": "127.0.0.1",
     "spark.driver.host": "127.0.0.1",
     "spark.sql.session.timeZone": "UTC",
+    # the one executor is the driver's JVM: its RocksDB state stores share 256 MB
+    "spark.sql.streaming.stateStore.rocksdb.maxMemoryUsageMB": "256",
 }
 
 

@@ -37,7 +37,9 @@ durable in the checkpoint location (any Hadoop path):
   Integers are ``decimal(38,0)``: exact, and an overflow fails the batch
   (Spark's ANSI arithmetic) instead of rounding;
 * **fold reducers** (min, max, user ``(initial, add, remove)``) are one
-  ``transformWithStateInPandas`` operator (:mod:`spark_impl.reduce.keyed_fold`).
+  ``transformWithStateInPandas`` operator (:mod:`spark_impl.reduce.keyed_fold`) over
+  hash buckets of the key, their count recorded with the checkpoint
+  (:mod:`spark_impl.reduce.fold_buckets`).
 
 The driver holds handles only: a micro-batch's changes stay a DataFrame.
 """
@@ -54,6 +56,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from spark_impl.errors import SparkEngineError
+from spark_impl.reduce.fold_buckets import fold_buckets
 from spark_impl.reduce.keyed_fold import INVALID_MARKER, KeyedFold, output_schema
 from spark_impl.reduce.reducer_kinds import (
     GroupReducer,
@@ -65,9 +68,6 @@ from spark_impl.reduce.reducer_kinds import (
 
 #: the value type of a column that already holds canonical JSON text (suite values)
 JSON_TEXT = "json"
-
-#: hash buckets of a fold reducer's operator: Python is called once per bucket and micro-batch
-FOLD_BUCKETS = 8
 
 
 class InvalidDelta(SparkEngineError):
@@ -292,12 +292,16 @@ class MaintainedView:
 
 
 def maintained_view(changes: DataFrame, reducer: str | SparkReducer,
-                    value_type: str | None = None, buckets: int = FOLD_BUCKETS) -> MaintainedView:
+                    value_type: str | None = None, buckets: int | None = None,
+                    checkpoint: str | None = None) -> MaintainedView:
     """Maintain ``k ↦ fold(initial, C(k))`` over ``changes`` (see the module docstring).
 
     ``reducer`` is a built-in name (``sum``, ``count``, ``min``, ``max``) or a
     :class:`~spark_impl.reduce.reducer_kinds.SparkReducer` (``PythonReducer(name, initial, add,
-    remove)`` for your own; ``remove`` may return ``None`` to decline)."""
+    remove)`` for your own; ``remove`` may return ``None`` to decline). A fold reducer's
+    keys are spread over ``buckets`` hash buckets (default: the session's shuffle
+    partitions); pass the query's ``checkpoint`` to record the count there and have a
+    restart keep it (:mod:`spark_impl.reduce.fold_buckets`)."""
     rows = normalise_changes(changes)
     types = dict(rows.dtypes)
     key_type, value_type = types["k"], value_type or types["v"]
@@ -305,7 +309,8 @@ def maintained_view(changes: DataFrame, reducer: str | SparkReducer,
     if isinstance(r, GroupReducer):
         updates = _group_updates(rows, r, value_type)
     else:
-        updates = _fold_updates(rows, r, key_type, value_type, buckets)
+        count = fold_buckets(rows.sparkSession, checkpoint, buckets)
+        updates = _fold_updates(rows, r, key_type, value_type, count)
     return MaintainedView(r, updates, key_type, value_type)
 
 

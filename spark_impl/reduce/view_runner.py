@@ -47,13 +47,14 @@ class ViewRunner:
 
     def __init__(self, spark: SparkSession, reducer: str | SparkReducer, key_type: str,
                  value_type: str, root: str, sink: Sink, *, value_column_type: str | None = None,
-                 with_work: bool = False, work_by: Column | None = None) -> None:
+                 with_work: bool = False, work_by: Column | None = None,
+                 buckets: int | None = None) -> None:
         self.spark, self.root, self.sink = spark, root.rstrip("/"), sink
         self.fs = HadoopFS(spark, self.root)
         self.schema = f"k {key_type}, v {value_column_type or value_type}, w bigint"
         self.reducer, self.value_type, self.with_work = reducer, value_type, with_work
         self.batches = self.fs.count_dirs(f"{self.root}/input", "batch-")
-        self.work_by = work_by
+        self.work_by, self.buckets = work_by, buckets
         #: the last micro-batch's work counters, per value of ``work_by`` (else under ``None``)
         self.work: dict[object, dict[str, int]] = {}
         self.refusal: InvalidDelta | None = None
@@ -64,7 +65,8 @@ class ViewRunner:
         source = (self.spark.readStream.schema(self.schema)
                   .option("maxFilesPerTrigger", 1_000_000)
                   .parquet(f"{self.root}/input/batch-*/*.parquet"))
-        return maintained_view(source, self.reducer, value_type=self.value_type)
+        return maintained_view(source, self.reducer, value_type=self.value_type,
+                               buckets=self.buckets, checkpoint=f"{self.root}/checkpoint")
 
     def _start(self) -> StreamingQuery:
         if self.query is None or not self.query.isActive:

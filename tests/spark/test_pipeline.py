@@ -167,6 +167,25 @@ def test_a_file_removing_what_a_later_file_adds_is_refused(spark: Any, tmp_path:
     assert "holds value 3 0 time(s)" in refusal  # the value itself, not its JSON text
 
 
+def test_a_min_view_keeps_its_bucket_count_across_runs(spark: Any, tmp_path: Path) -> None:
+    """A fold view's bucket count is recorded in its checkpoint at the first run (the
+    session's shuffle partitions) and kept by the next, whatever the session says then."""
+    inp, out = tmp_path / "in", tmp_path / "out"
+    write_batch(inp, "b0.jsonl", BATCHES[0], 0)
+    assert run(spark, inp, out, reducer="min") == 0
+    partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    recorded = out / "_checkpoint" / "reduce-min" / "fold-buckets.json"
+    assert json.loads(recorded.read_text()) == {"buckets": partitions}
+    write_batch(inp, "b1.jsonl", BATCHES[1], 1)
+    spark.conf.set("spark.sql.shuffle.partitions", str(partitions + 1))
+    try:
+        assert run(spark, inp, out, reducer="min") == 0
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
+    assert json.loads(recorded.read_text()) == {"buckets": partitions}
+    assert view_of(spark, out, "reduce-min") == min_inputs(BATCHES[:2]) == {"a": 5, "b": 1, "c": 4}
+
+
 def random_batches(seed: int, count: int) -> list[Rows]:
     """Valid batches: inserts of random values and deletions of live ones."""
     rng = random.Random(seed)

@@ -165,3 +165,73 @@ def test_integer_sums_are_exact(spark: Any) -> None:
     assert dict(engine.load({"k": [10**30]}).view) == {"k": 10**30}
     step = engine.apply({"k": [1]}, {})
     assert dict(step.view) == {"k": 10**30 + 1} and dict(step.changes) == {"k": 10**30 + 1}
+
+
+def test_a_fold_view_restarted_with_another_bucket_count_is_refused(spark: Any, tmp_path: Any) -> None:
+    """A key's fold state lives under its hash bucket, so a restart with another bucket
+    count would look keys up in the wrong bucket. The count is recorded with the
+    checkpoint: a restart asking for another is refused in one line before anything runs,
+    the state untouched; one asking for none goes on with the recorded count."""
+    from spark_impl.errors import SparkEngineError
+    from spark_impl.reduce.view_runner import ViewRunner
+
+    root, rows = f"file://{tmp_path}", "k string, v bigint, w bigint"
+    start = {k: v for v, k in enumerate("abcdef")}
+
+    def runner(buckets: int | None = None) -> ViewRunner:
+        # the sink runs the micro-batch (a fold view's changes are lazy)
+        return ViewRunner(spark, "min", "string", "bigint", root, lambda changes, _: changes.collect(),
+                          buckets=buckets)
+
+    def view(run: ViewRunner) -> dict[str, int]:
+        return {r["key"]: r["accumulator"] for r in run.read_view().collect()}
+
+    first = runner(3)
+    try:
+        first.step(spark.createDataFrame([(k, v, 1) for k, v in start.items()], rows))
+        before = view(first)
+    finally:
+        first.stop()
+    with pytest.raises(SparkEngineError) as refused:
+        runner(2)  # the session's shuffle partitions: what an unrecorded restart would use
+    message = str(refused.value)
+    assert refused.value.error_class == "unsupported" and "\n" not in message
+    assert "3 hash buckets" in message and "restarted with 2" in message
+    again = runner()
+    try:
+        assert view(again) == before == start
+        again.step(spark.createDataFrame([("a", 0, -1), ("a", 9, 1), ("f", 1, 1)], rows))
+        assert view(again) == {**before, "a": 9, "f": 1}
+    finally:
+        again.stop()
+
+
+def test_a_fold_view_has_as_many_buckets_as_the_session_has_shuffle_partitions(
+        spark: Any, tmp_path: Any) -> None:
+    """The operator's state has one partition per shuffle partition: by default each gets a
+    bucket (a constant count left partitions idle, or capped the cluster's parallelism)."""
+    from spark_impl.reduce.fold_buckets import fold_buckets
+
+    partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    assert fold_buckets(spark, None) == partitions
+    checkpoint = f"file://{tmp_path}/checkpoint"
+    assert fold_buckets(spark, checkpoint) == partitions  # recorded: a restart keeps it
+    spark.conf.set("spark.sql.shuffle.partitions", str(partitions + 1))
+    try:
+        assert fold_buckets(spark, checkpoint) == partitions
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
+
+
+def test_a_fold_checkpoint_from_before_the_record_keeps_its_eight_buckets(
+        spark: Any, tmp_path: Any) -> None:
+    """A checkpoint with committed micro-batches and no recorded count was written when the
+    count was the constant 8: it keeps 8, and refuses another."""
+    from spark_impl.errors import SparkEngineError
+    from spark_impl.reduce.fold_buckets import fold_buckets
+
+    (tmp_path / "commits").mkdir()
+    (tmp_path / "commits" / "0").write_text("v1\n")
+    assert fold_buckets(spark, f"file://{tmp_path}") == 8
+    with pytest.raises(SparkEngineError, match="8 hash buckets"):
+        fold_buckets(spark, f"file://{tmp_path}", 2)

@@ -50,3 +50,13 @@ def test_python_workers_import_the_installed_compiled_pyspark(spark: Any) -> Non
     seen = set(spark.sparkContext.parallelize(range(2), 2).mapPartitions(pyspark_of_the_worker).collect())
     assert seen == {os.path.abspath(pyspark.__file__)}
     assert ".zip" not in next(iter(seen))
+
+
+def test_rocksdb_state_stores_share_a_bounded_memory(spark: Any) -> None:
+    """Each RocksDB state store instance holds its own cache and write buffers in native
+    memory by default, with no ceiling in all; bounded, an executor's stores share one budget.
+    The names are the ones the installed Spark's RocksDB provider reads."""
+    rocksdb = spark._jvm.org.apache.spark.sql.execution.streaming.state.RocksDBConf
+    prefix = rocksdb.ROCKSDB_SQL_CONF_NAME_PREFIX()
+    assert spark.conf.get(f"{prefix}.{rocksdb.BOUNDED_MEMORY_USAGE_CONF_KEY()}") == "true"
+    assert int(spark.conf.get(f"{prefix}.{rocksdb.MAX_MEMORY_USAGE_MB_CONF_KEY()}")) == 256
