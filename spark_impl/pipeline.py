@@ -242,7 +242,7 @@ class Source:
         the file, and what that number is (``line`` of the file, or Parquet ``row index``)."""
         if self.format == "parquet":
             rows = self.spark.read.parquet(file).select("*", F.col("_metadata.row_index").alias("row"))
-            return "row index", self._as_variants(rows)
+            return "row index", self._of(file, rows)
         from pyspark.sql.window import Window
 
         # a text file's splits are read in order: the increasing ids follow the lines
@@ -256,7 +256,11 @@ class Source:
             parsed = F.from_csv("value", schema.simpleString()[len("struct<"):-1].replace(":", " "))
             lines = lines.where(F.col("row") > 1)  # the header
         rows = lines.select(parsed.alias("r"), "row").select("r.*", "row")
-        return "line", self._as_variants(rows)
+        return "line", self._of(file, rows)
+
+    def _of(self, file: str, rows: DataFrame) -> DataFrame:
+        """``rows`` of ``file`` as :meth:`stream` gives them (one part)."""
+        return self._as_variants(rows).withColumn("file", F.lit(file)).withColumn("part", F.lit(""))
 
 
 def _integral_type(spark_type: str) -> bool:
@@ -269,11 +273,12 @@ def _written(variant: Column) -> Column:
     return F.coalesce(F.to_json(variant), F.lit("missing"))
 
 
-def checked(rows: DataFrame, value_type: str) -> DataFrame:
+def checked(rows: DataFrame, value_type: str, *keep: str) -> DataFrame:
     """Change rows ``key, value`` (as ``value_type``), ``weight`` (``bigint``, null if
     missing), ``invalid`` (why the row is no change, or null), ``file``, ``part``: the key
     must not be null, the weight, if given, a non-zero integer of 64 bits (an explicit
-    ``null`` is invalid), the value one of ``value_type`` (an integer for an integer view)."""
+    ``null`` is invalid), the value one of ``value_type`` (an integer for an integer view);
+    the columns ``keep`` as they are."""
     key, value = F.col("key"), F.col("value")
     weight = F.col("weight") if "weight" in rows.columns else F.lit(None).cast("variant")
     integral = F.schema_of_variant(weight).rlike(INTEGRAL_VARIANT)
@@ -289,7 +294,7 @@ def checked(rows: DataFrame, value_type: str) -> DataFrame:
                                                  _written(weight)))
                .when(bad_value, F.format_string(f"column value: %s is not {label}", _written(value))))
     return rows.select(key, v.alias("value"), w.alias("weight"), invalid.alias("invalid"), "file",
-                       "part")
+                       "part", *keep)
 
 
 def _format_of(names: list[str]) -> str:
@@ -518,6 +523,8 @@ class Run:
         failures, failed_after = 0, None  # transient failures in a row after the same committed batch
         while True:
             self.quarantine.settle(_last_committed(self.fs, checkpoint), self.log)
+            if self._missing_inputs(spec, checkpoint):
+                return REFUSED
             rows = self.source.stream(self.quarantine.files())
             view: View = (ReduceView(self.spark, spec, rows, outputs, self.source.value_type)
                           if spec.kind == "reduce"
@@ -535,7 +542,7 @@ class Run:
                     if restart_after(error, failures, f"pipeline: {spec.name}", self.log):
                         continue  # from the checkpoint: the failed micro-batch was not committed
                 if refused is None:
-                    return self._missing_input(spec, error, checkpoint)
+                    raise
                 if self._refused(spec, view, refused, checkpoint):
                     continue
                 return REFUSED
@@ -563,28 +570,37 @@ class Run:
         if not isinstance(refused, InvalidInput) or not refused.file or not isinstance(view, ReduceView):
             return refused.message
         kind, rows = self.source.numbered(refused.file)
-        first = checked(rows, view.value_type).where(F.col("invalid").isNotNull()).orderBy("row")
+        first = checked(rows, view.value_type, "row").where(F.col("invalid").isNotNull()).orderBy("row")
         found = first.select("row", "invalid").first()  # one row: the refusal's facts
         if found is None:  # not a row's fault (an overflow at a key)
             return refused.message
         return f"invalid row in {refused.file}, {kind} {found['row']}: {found['invalid']}"
 
-    def _missing_input(self, spec: ViewSpec, error: Exception, checkpoint: str) -> int:
-        """Report an input file Spark recorded for a micro-batch and no longer finds; re-raise
-        any other error."""
-        lines = [line for line in str(error).splitlines() if any(m in line for m in MISSING_MARKERS)]
-        if not lines:
-            raise error
+    def _missing_inputs(self, spec: ViewSpec, checkpoint: str) -> bool:
+        """Report the input files Spark recorded for the micro-batch it will re-run and that are
+        gone: Spark's file listing drops a missing file silently (whatever
+        ``ignoreMissingFiles`` says), losing its changes."""
         last = _last_committed(self.fs, checkpoint)
         batch = 0 if last is None else last + 1
-        self.log(f"pipeline: {spec.name}: micro-batch {batch} stopped: an input file recorded for "
-                 f"it in the checkpoint is missing ({lines[0].strip()[:300]}); put it back (fixed, if "
-                 "it was refused) and run again")
-        return REFUSED
+        gone = [f for f in _recorded_inputs(self.fs, checkpoint, batch)
+                if f not in self.quarantine.files() and not self.fs.exists(f)]
+        if gone:
+            self.log(f"pipeline: {spec.name}: micro-batch {batch} not run: {', '.join(gone)}, "
+                     "recorded for it in the checkpoint, is missing; put it back (fixed, if it was "
+                     "refused) and run again")
+        return bool(gone)
 
 
-#: how Spark says that a file it recorded for a micro-batch is gone
-MISSING_MARKERS = ("FileNotFoundException", "FILE_NOT_EXIST")
+def _recorded_inputs(fs: HadoopFS, checkpoint: str, batch: int) -> list[str]:
+    """The files Spark's file source recorded for micro-batch ``batch`` (its log holds one
+    JSON line per file after a version line, every tenth one compacted with all before)."""
+    folder = f"{checkpoint}/sources/0"
+    for name in (str(batch), f"{batch}.compact"):
+        text = fs.read_text(f"{folder}/{name}")
+        if text is not None:
+            entries = [json.loads(line) for line in text.splitlines()[1:] if line.strip()]
+            return [e["path"] for e in entries if e["batchId"] == batch]
+    return []
 
 
 def _snapshot_last(view: View, fs: HadoopFS, checkpoint: str) -> int | None:
