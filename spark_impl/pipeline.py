@@ -18,7 +18,11 @@ times as its listing returns them, the parts of a micro-batch by path. One forma
 (``--format``, else the format of the files present). Rows:
 
 * a reduce view reads ``key``, ``value``, ``weight`` (``+n`` adds the value n
-  times, ``-n`` removes it; a missing weight is ``+1``);
+  times, ``-n`` removes it; a missing weight is ``+1``). Each row is checked: the key
+  not null, the weight, if given, a non-zero integer of 64 bits (an explicit JSON
+  ``null`` is invalid; ``-1.0`` is ``-1``, SKIP-DEC-JSON-VALUES; in CSV and Parquet a
+  null weight cannot be told from a missing one and is ``+1``), the value of the
+  folder's value type, fixed at the first run (integers are exact, up to 38 digits);
 * a reachability view (``reach``) reads ``kind`` (``edge`` or ``root``),
   ``src``, ``dst`` (``src`` is the root for ``root`` rows) and ``weight``.
 
@@ -43,11 +47,15 @@ read again, so deleting or rewriting it afterwards changes nothing. By default
 the run processes what is there and exits (``Trigger.AvailableNow``);
 ``--follow`` keeps watching the folder.
 
-A file that removes a value not present (SKIP-DEF-8) is refused: the
-query stops with the micro-batch uncommitted (state unchanged), the error names
-the file, key, value and both counts, and the exit status is 3. With
-``--on-invalid quarantine`` the file is moved to ``OUTPUT/_quarantine/`` and the
-run goes on without it.
+A file that removes a value not present (SKIP-DEF-8), holds an invalid row or
+takes a key's sum beyond 38 digits is refused: the query stops with the
+micro-batch uncommitted (state unchanged), one line names the file and the key,
+value and counts (an invalid row: its line, or Parquet row index, column and
+value), and the exit status is 3. With ``--on-invalid quarantine`` the run goes
+on without the file, which moves to ``OUTPUT/_quarantine/`` once the micro-batch
+is committed without it. No file is skipped for its age. A file Spark recorded
+for the micro-batch it re-runs at a restart and that is gone is reported (exit
+status 3), never dropped.
 """
 
 from __future__ import annotations
