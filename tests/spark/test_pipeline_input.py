@@ -91,11 +91,12 @@ def test_a_file_older_than_a_week_is_read(spark: Any, tmp_path: Path) -> None:
 
 @pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")
 def test_integers_are_exact_beyond_64_bits(spark: Any, tmp_path: Path) -> None:
-    """``v·w`` beyond 64 bits and a value of 24 digits: summed exactly."""
+    """``v·w`` beyond 64 bits, then (the folder's type inferred from 64-bit values) a value
+    of 24 digits: summed exactly."""
     inp, out = tmp_path / "in", tmp_path / "out"
-    rows: Rows = [{"key": "a", "value": 2**62, "weight": 4},
-                  {"key": "b", "value": 123456789012345678901234}]
-    write_batch(inp, "b0.jsonl", rows, 0)
+    write_batch(inp, "b0.jsonl", [{"key": "a", "value": 2**62, "weight": 4}], 0)
+    assert run(spark, inp, out) == 0
+    write_batch(inp, "b1.jsonl", [{"key": "b", "value": 123456789012345678901234}], 1)
     assert run(spark, inp, out) == 0
     assert view_of(spark, out) == {"a": 2**64, "b": 123456789012345678901234}
 
