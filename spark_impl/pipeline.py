@@ -18,7 +18,11 @@ times as its listing returns them, the parts of a micro-batch by path. One forma
 (``--format``, else the format of the files present). Rows:
 
 * a reduce view reads ``key``, ``value``, ``weight`` (``+n`` adds the value n
-  times, ``-n`` removes it; a missing weight is ``+1``);
+  times, ``-n`` removes it; a missing weight is ``+1``). Each row is checked: the key
+  not null, the weight, if given, a non-zero integer of 64 bits (an explicit JSON
+  ``null`` is invalid; ``-1.0`` is ``-1``, SKIP-DEC-JSON-VALUES; in CSV and Parquet a
+  null weight cannot be told from a missing one and is ``+1``), the value of the
+  folder's value type, fixed at the first run (integers are exact, up to 38 digits);
 * a reachability view (``reach``) reads ``kind`` (``edge`` or ``root``),
   ``src``, ``dst`` (``src`` is the root for ``root`` rows) and ``weight``.
 
@@ -43,11 +47,15 @@ read again, so deleting or rewriting it afterwards changes nothing. By default
 the run processes what is there and exits (``Trigger.AvailableNow``);
 ``--follow`` keeps watching the folder.
 
-A file that removes a value not present (SKIP-DEF-8) is refused: the
-query stops with the micro-batch uncommitted (state unchanged), the error names
-the file, key, value and both counts, and the exit status is 3. With
-``--on-invalid quarantine`` the file is moved to ``OUTPUT/_quarantine/`` and the
-run goes on without it.
+A file that removes a value not present (SKIP-DEF-8), holds an invalid row or
+takes a key's sum beyond 38 digits is refused: the query stops with the
+micro-batch uncommitted (state unchanged), one line names the file and the key,
+value and counts (an invalid row: its line, or Parquet row index, column and
+value), and the exit status is 3. With ``--on-invalid quarantine`` the run goes
+on without the file, which moves to ``OUTPUT/_quarantine/`` once the micro-batch
+is committed without it. No file is skipped for its age. A file Spark recorded
+for the micro-batch it re-runs at a restart and that is gone is reported (exit
+status 3), never dropped.
 """
 
 from __future__ import annotations
@@ -60,16 +68,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.streaming.query import StreamingQuery
 
 from spark_impl.errors import restart_after, transient
 from spark_impl.reduce.maintained_view import (
-    InvalidDelta,
+    InvalidInput,
     MaintainedView,
-    invalid_delta_in,
+    Refused,
     maintained_view,
+    refusal_in,
 )
 from spark_impl.storage.hadoop_fs import HadoopFS
 
@@ -79,6 +88,16 @@ FORMATS = {".json": "json", ".jsonl": "json", ".csv": "csv", ".parquet": "parque
 REFUSED = 3
 #: the reach view's saved state, one Parquet folder per table, in the order of ``restore``
 STATE_TABLES = ("roots", "edges", "live")
+#: Spark's file source skips a file older than ``maxFileAge`` (default 7 days) before the
+#: newest file it has seen, silently: no input is ever that old here (10^5 days)
+MAX_FILE_AGE = "100000d"
+#: the columns read untyped (as variants: a JSON value keeps its type, ``null`` apart from
+#: missing, integers exact up to 38 digits) and checked row by row
+CHECKED = ("value", "weight")
+#: the types of a variant holding an integer (a JSON ``-1.0`` is one: SKIP-DEC-JSON-VALUES)
+INTEGRAL_VARIANT = r"^(TINYINT|SMALLINT|INT|BIGINT|DECIMAL\(\d+,0\))$"
+#: the view's type of integer values: exact, 38 digits
+EXACT_INTEGER = "decimal(38,0)"
 
 
 def _crash_point(batch_id: int, phase: str) -> None:
@@ -177,16 +196,113 @@ class Source:
             reader = reader.option("inferSchema", True)
         return str(reader.load(self.input_url).schema.json())
 
-    def stream(self) -> DataFrame:
+    def _inferred(self) -> Any:
         from pyspark.sql.types import StructType
 
-        schema = StructType.fromJson(json.loads(self.schema))
-        reader = self._reader(self.spark.readStream.schema(schema), self.format)
-        frame: DataFrame = reader.option("maxFilesPerTrigger", self.files_per_batch).load(self.input_url)
+        return StructType.fromJson(json.loads(self.schema))
+
+    @property
+    def value_type(self) -> str:
+        """The reduce views' value type: the one inferred, integers widened to ``decimal(38,0)``."""
+        inferred = {f.name: f.dataType.simpleString() for f in self._inferred().fields}
+        found = inferred.get("value", "string")
+        return EXACT_INTEGER if _integral_type(found) else found
+
+    def _read_schema(self) -> Any:
+        """The schema the files are read with: :data:`CHECKED` columns as variants (JSON) or
+        text (CSV, parsed row by row), Parquet's as stored."""
+        from pyspark.sql.types import StringType, StructField, StructType, VariantType
+
+        if self.format == "parquet":
+            return self._inferred()
+        loose = VariantType() if self.format == "json" else StringType()
+        return StructType([StructField(f.name, loose) if f.name in CHECKED else f
+                           for f in self._inferred().fields])
+
+    def _as_variants(self, frame: DataFrame) -> DataFrame:
+        """The :data:`CHECKED` columns as variants, whatever the format."""
+        if self.format == "json":
+            return frame
+        inferred = {f.name: f.dataType.simpleString() for f in self._inferred().fields}
+        for name in CHECKED:
+            if name not in frame.columns:
+                continue
+            col = F.col(name)
+            if self.format == "csv" and inferred[name] != "string":
+                frame = frame.withColumn(name, F.try_parse_json(col))  # "x" is no number: null
+            else:
+                frame = frame.withColumn(name, col.cast("variant"))
+        return frame
+
+    def stream(self, excluded: list[str]) -> DataFrame:
+        """The change rows, the files in ``excluded`` (quarantined) left out."""
+        reader = self._reader(self.spark.readStream.schema(self._read_schema()), self.format)
+        frame: DataFrame = (reader.option("maxFilesPerTrigger", self.files_per_batch)
+                            .option("maxFileAge", MAX_FILE_AGE).load(self.input_url))
         # each file one part of its micro-batch, in the file source's order (SKIP-DEC-SPARK-PARTS)
         meta = F.col("_metadata")
         part = F.format_string("%020d %s", F.unix_micros(meta.file_modification_time), meta.file_path)
-        return frame.withColumn("file", meta.file_path).withColumn("part", part)
+        rows = self._as_variants(frame).withColumn("file", meta.file_path).withColumn("part", part)
+        return rows.where(~F.col("file").isin(excluded)) if excluded else rows
+
+    def numbered(self, file: str) -> tuple[str, DataFrame]:
+        """One input file's rows as :meth:`stream` reads them, with their number ``row`` in
+        the file, and what that number is (``line`` of the file, or Parquet ``row index``)."""
+        if self.format == "parquet":
+            rows = self.spark.read.parquet(file).select("*", F.col("_metadata.row_index").alias("row"))
+            return "row index", self._of(file, rows)
+        from pyspark.sql.window import Window
+
+        # a text file's splits are read in order: the increasing ids follow the lines
+        lines = self.spark.read.text(file).select(
+            "value", F.row_number().over(Window.orderBy(F.monotonically_increasing_id())).alias("row"))
+        schema = self._read_schema()
+        if self.format == "json":
+            parsed = F.from_json("value", schema)
+            lines = lines.where(F.trim("value") != "")
+        else:
+            parsed = F.from_csv("value", schema.simpleString()[len("struct<"):-1].replace(":", " "))
+            lines = lines.where(F.col("row") > 1)  # the header
+        rows = lines.select(parsed.alias("r"), "row").select("r.*", "row")
+        return "line", self._of(file, rows)
+
+    def _of(self, file: str, rows: DataFrame) -> DataFrame:
+        """``rows`` of ``file`` as :meth:`stream` gives them (one part)."""
+        return self._as_variants(rows).withColumn("file", F.lit(file)).withColumn("part", F.lit(""))
+
+
+def _integral_type(spark_type: str) -> bool:
+    return spark_type in ("tinyint", "smallint", "int", "bigint") or (
+        spark_type.startswith("decimal(") and spark_type.endswith(",0)"))
+
+
+def _written(variant: Column) -> Column:
+    """A variant as its JSON text, ``missing`` for none."""
+    return F.coalesce(F.to_json(variant), F.lit("missing"))
+
+
+def checked(rows: DataFrame, value_type: str, *keep: str) -> DataFrame:
+    """Change rows ``key, value`` (as ``value_type``), ``weight`` (``bigint``, null if
+    missing), ``invalid`` (why the row is no change, or null), ``file``, ``part``: the key
+    must not be null, the weight, if given, a non-zero integer of 64 bits (an explicit
+    ``null`` is invalid), the value one of ``value_type`` (an integer for an integer view);
+    the columns ``keep`` as they are."""
+    key, value = F.col("key"), F.col("value")
+    weight = F.col("weight") if "weight" in rows.columns else F.lit(None).cast("variant")
+    integral = F.schema_of_variant(weight).rlike(INTEGRAL_VARIANT)
+    w = F.try_variant_get(weight, "$", "bigint")
+    bad_weight = weight.isNotNull() & (~integral | w.isNull() | (w == 0))
+    v = F.try_variant_get(value, "$", value_type)
+    bad_value = v.isNull()
+    if _integral_type(value_type):
+        bad_value = bad_value | ~F.schema_of_variant(value).rlike(INTEGRAL_VARIANT)
+    label = "an integer of at most 38 digits" if value_type == EXACT_INTEGER else f"a {value_type}"
+    invalid = (F.when(key.isNull(), F.lit("column key: missing or null"))
+               .when(bad_weight, F.format_string("column weight: %s is not a non-zero 64-bit integer",
+                                                 _written(weight)))
+               .when(bad_value, F.format_string(f"column value: %s is not {label}", _written(value))))
+    return rows.select(key, v.alias("value"), w.alias("weight"), invalid.alias("invalid"), "file",
+                       "part", *keep)
 
 
 def _format_of(names: list[str]) -> str:
@@ -201,11 +317,14 @@ class ReduceView:
     """A reduce view: the maintained view's query, its changes and snapshots."""
 
     def __init__(self, spark: SparkSession, spec: ViewSpec, rows: DataFrame,
-                 outputs: Outputs, checkpoint: str) -> None:
+                 outputs: Outputs, value_type: str, checkpoint: str) -> None:
         self.spark, self.spec, self.outputs = spark, spec, outputs
-        feed = rows.where(F.col("key").isNotNull())
-        self.view: MaintainedView = maintained_view(feed, spec.reducer, checkpoint=checkpoint)
-        self.refusal: InvalidDelta | None = None
+        self.value_type = value_type
+        # a row filling ``kind`` only is the reach view's; any other row is a change here
+        mine = F.col("key").isNotNull() | F.col("kind").isNull() if "kind" in rows.columns else None
+        feed = rows.where(mine) if mine is not None else rows
+        self.view: MaintainedView = maintained_view(checked(feed, value_type), spec.reducer, checkpoint=checkpoint)
+        self.refusal: Refused | None = None
 
     def plan(self) -> DataFrame:
         return self.view.updates
@@ -217,7 +336,7 @@ class ReduceView:
             _crash_point(batch_id, "changes")
             self.outputs.changes(changes, batch_id)
             _crash_point(batch_id, "published")
-        except InvalidDelta as refusal:
+        except Refused as refusal:
             self.refusal = refusal
             raise
         finally:
@@ -234,12 +353,15 @@ class ReachView:
     def __init__(self, spark: SparkSession, spec: ViewSpec, rows: DataFrame,
                  outputs: Outputs, fs: HadoopFS, checkpoint: str) -> None:
         self.spark, self.spec, self.outputs, self.fs = spark, spec, outputs, fs
-        self.feed = rows.where(F.col("kind").isNotNull())
+        # the weight as written: the reach view reads it as an integer itself
+        feed = rows.where(F.col("kind").isNotNull())
+        self.feed = (feed.withColumn("weight", F.col("weight").cast("string"))
+                     if "weight" in feed.columns else feed)
         self.state_root = f"{checkpoint}/reach-state"
         self.node_type = dict(self.feed.dtypes)["src"]
         self.engine: Any = None
         self.applied = -1  # the micro-batch the engine's state includes
-        self.refusal: InvalidDelta | None = None
+        self.refusal: Refused | None = None
 
     def plan(self) -> DataFrame:
         return self.feed
@@ -329,6 +451,45 @@ def _last_committed(fs: HadoopFS, checkpoint: str) -> int | None:
     return max(ids) if ids else None
 
 
+class Quarantine:
+    """Input files refused with ``--on-invalid quarantine``, listed in ``CHECKPOINT/quarantine.json``.
+
+    A listed file is left out of the stream at once but stays where it is until the
+    micro-batch that refused it is committed, then moves to ``OUTPUT/_quarantine/``: the
+    re-run of that micro-batch reads the files Spark recorded for it, so a file moved
+    before would fail it, and ``spark.sql.files.ignoreMissingFiles`` would skip any other
+    missing file as silently."""
+
+    def __init__(self, fs: HadoopFS, output: str, checkpoint: str) -> None:
+        self.fs, self.output, self.path = fs, output, f"{checkpoint}/quarantine.json"
+
+    def _entries(self) -> list[dict[str, Any]]:
+        text = self.fs.read_text(self.path)
+        return list(json.loads(text)) if text else []
+
+    def files(self) -> list[str]:
+        return [entry["file"] for entry in self._entries()]
+
+    def add(self, file: str, batch_id: int) -> str:
+        """List ``file``, refused in micro-batch ``batch_id``; returns where it will go."""
+        self.fs.write_text(self.path, json.dumps([*self._entries(), {"file": file, "batch": batch_id}]))
+        return self._target(file)
+
+    def _target(self, file: str) -> str:
+        return f"{self.output}/_quarantine/{file.rsplit('/', 1)[-1]}"
+
+    def settle(self, committed: int | None, log: Callable[[str], None]) -> None:
+        """Move the listed files whose micro-batch is committed (they are never read again)."""
+        entries = self._entries()
+        due = [e for e in entries if committed is not None and e["batch"] <= committed]
+        for entry in due:
+            if self.fs.exists(entry["file"]):
+                self.fs.rename(entry["file"], self._target(entry["file"]))
+                log(f"pipeline: quarantined {entry['file']} -> {self._target(entry['file'])}")
+        if due:
+            self.fs.write_text(self.path, json.dumps([e for e in entries if e not in due]))
+
+
 def run(spark: SparkSession, input_dir: str, output: str, checkpoint: str | None,
         specs: list[ViewSpec], *, fmt: str | None = None, follow: bool = False,
         quarantine: bool = False, snapshot_every: int = 10, files_per_batch: int = 1,
@@ -339,50 +500,115 @@ def run(spark: SparkSession, input_dir: str, output: str, checkpoint: str | None
     fs = HadoopFS(spark, output_url)
     fs.mkdirs(checkpoint_url)
     source = Source(spark, fs, input_url, checkpoint_url, fmt, files_per_batch)
+    shared = Run(spark, fs, source, Quarantine(fs, output_url, checkpoint_url), output_url,
+                 checkpoint_url, follow, quarantine, snapshot_every, log)
     status = 0
     for spec in specs:
-        status = max(status, _run_view(spark, fs, source, spec, output_url, checkpoint_url,
-                                       follow, quarantine, snapshot_every, log))
+        status = max(status, shared.view(spec))
     return status
 
 
-def _run_view(spark: SparkSession, fs: HadoopFS, source: Source, spec: ViewSpec, output: str,
-              checkpoint: str, follow: bool, quarantine: bool, snapshot_every: int,
-              log: Callable[[str], None]) -> int:
-    outputs = Outputs(fs, f"{output}/{spec.name}")
-    view_checkpoint = f"{checkpoint}/{spec.name}"
-    failures, failed_after = 0, None  # transient failures in a row after the same committed batch
-    while True:
-        rows = source.stream()
-        view: View = (ReduceView(spark, spec, rows, outputs, view_checkpoint) if spec.kind == "reduce"
-                      else ReachView(spark, spec, rows, outputs, fs, view_checkpoint))
-        query = _start(view, view_checkpoint, follow)
-        try:
-            _await(query, view, fs, view_checkpoint, snapshot_every, log)
-        except Exception as error:  # noqa: BLE001 (a refusal is reported, the rest re-raised)
-            refused = view.refusal or invalid_delta_in(error)
-            if refused is None and transient(error):
-                last = _last_committed(fs, view_checkpoint)
-                failures = failures + 1 if last == failed_after else 1
-                failed_after = last
-                if restart_after(error, failures, f"pipeline: {spec.name}", log):
-                    continue  # from the checkpoint: the failed micro-batch was not committed
-            if refused is None:
-                raise
-            log(f"pipeline: {spec.name}: micro-batch refused: {refused.message}")
-            _snapshot_last(view, fs, view_checkpoint)  # the view as of the last committed batch
-            if not quarantine or not refused.file:
-                log("pipeline: nothing of it was applied; fix or remove the file and run again "
-                    "(or pass --on-invalid quarantine)")
+@dataclass(frozen=True)
+class Run:
+    """What every view of one ``incspec pipeline`` run shares."""
+
+    spark: SparkSession
+    fs: HadoopFS
+    source: Source
+    quarantine: Quarantine
+    output: str
+    checkpoint: str
+    follow: bool
+    quarantining: bool
+    snapshot_every: int
+    log: Callable[[str], None]
+
+    def view(self, spec: ViewSpec) -> int:
+        """Run one view's query to the end of the input (or forever with ``--follow``);
+        returns its exit status."""
+        outputs = Outputs(self.fs, f"{self.output}/{spec.name}")
+        checkpoint = f"{self.checkpoint}/{spec.name}"
+        failures, failed_after = 0, None  # transient failures in a row after the same committed batch
+        while True:
+            self.quarantine.settle(_last_committed(self.fs, checkpoint), self.log)
+            if self._missing_inputs(spec, checkpoint):
                 return REFUSED
-            moved = f"{output}/_quarantine/{refused.file.rsplit('/', 1)[-1]}"
-            fs.rename(refused.file, moved)
-            log(f"pipeline: quarantined {refused.file} -> {moved}; going on")
-            spark.conf.set("spark.sql.files.ignoreMissingFiles", "true")  # the re-run skips it
-            continue
-        last = _snapshot_last(view, fs, view_checkpoint)
-        log(f"pipeline: {spec.name}: {0 if last is None else last + 1} micro-batch(es) committed")
-        return 0
+            rows = self.source.stream(self.quarantine.files())
+            view: View = (ReduceView(self.spark, spec, rows, outputs, self.source.value_type, checkpoint)
+                          if spec.kind == "reduce"
+                          else ReachView(self.spark, spec, rows, outputs, self.fs, checkpoint))
+            query = _start(view, checkpoint, self.follow)
+            try:
+                _await(query, view, self.fs, checkpoint, self.snapshot_every, self.log,
+                       lambda last: self.quarantine.settle(last, self.log))
+            except Exception as error:  # noqa: BLE001 (a refusal is reported, the rest re-raised)
+                refused = view.refusal or refusal_in(error)
+                if refused is None and transient(error):
+                    last = _last_committed(self.fs, checkpoint)
+                    failures = failures + 1 if last == failed_after else 1
+                    failed_after = last
+                    if restart_after(error, failures, f"pipeline: {spec.name}", self.log):
+                        continue  # from the checkpoint: the failed micro-batch was not committed
+                if refused is None:
+                    raise
+                if self._refused(spec, view, refused, checkpoint):
+                    continue
+                return REFUSED
+            last = _snapshot_last(view, self.fs, checkpoint)
+            self.quarantine.settle(last, self.log)
+            self.log(f"pipeline: {spec.name}: {0 if last is None else last + 1} micro-batch(es) committed")
+            return 0
+
+    def _refused(self, spec: ViewSpec, view: View, refused: Refused, checkpoint: str) -> bool:
+        """Report a refused micro-batch in one line; whether to go on (its file quarantined)."""
+        self.log(f"pipeline: {spec.name}: micro-batch refused: {self._located(refused, view)}")
+        last = _snapshot_last(view, self.fs, checkpoint)  # the view as of the last committed batch
+        if not self.quarantining or not refused.file:
+            self.log("pipeline: nothing of it was applied; fix the file where it is and run again "
+                     "(or pass --on-invalid quarantine)")
+            return False
+        batch = 0 if last is None else last + 1
+        target = self.quarantine.add(refused.file, batch)
+        self.log(f"pipeline: {refused.file} goes to {target} once micro-batch {batch} is "
+                 "committed without it; going on")
+        return True
+
+    def _located(self, refused: Refused, view: View) -> str:
+        """The refusal's message; an invalid row's names its file, row, column and value."""
+        if not isinstance(refused, InvalidInput) or not refused.file or not isinstance(view, ReduceView):
+            return refused.message
+        kind, rows = self.source.numbered(refused.file)
+        first = checked(rows, view.value_type, "row").where(F.col("invalid").isNotNull()).orderBy("row")
+        found = first.select("row", "invalid").first()  # one row: the refusal's facts
+        if found is None:  # not a row's fault (an overflow at a key)
+            return refused.message
+        return f"invalid row in {refused.file}, {kind} {found['row']}: {found['invalid']}"
+
+    def _missing_inputs(self, spec: ViewSpec, checkpoint: str) -> bool:
+        """Report the input files Spark recorded for the micro-batch it will re-run and that are
+        gone: Spark's file listing drops a missing file silently (whatever
+        ``ignoreMissingFiles`` says), losing its changes."""
+        last = _last_committed(self.fs, checkpoint)
+        batch = 0 if last is None else last + 1
+        gone = [f for f in _recorded_inputs(self.fs, checkpoint, batch)
+                if f not in self.quarantine.files() and not self.fs.exists(f)]
+        if gone:
+            self.log(f"pipeline: {spec.name}: micro-batch {batch} not run: {', '.join(gone)}, "
+                     "recorded for it in the checkpoint, is missing; put it back (fixed, if it was "
+                     "refused) and run again")
+        return bool(gone)
+
+
+def _recorded_inputs(fs: HadoopFS, checkpoint: str, batch: int) -> list[str]:
+    """The files Spark's file source recorded for micro-batch ``batch`` (its log holds one
+    JSON line per file after a version line, every tenth one compacted with all before)."""
+    folder = f"{checkpoint}/sources/0"
+    for name in (str(batch), f"{batch}.compact"):
+        text = fs.read_text(f"{folder}/{name}")
+        if text is not None:
+            entries = [json.loads(line) for line in text.splitlines()[1:] if line.strip()]
+            return [e["path"] for e in entries if e["batchId"] == batch]
+    return []
 
 
 def _snapshot_last(view: View, fs: HadoopFS, checkpoint: str) -> int | None:
@@ -401,9 +627,11 @@ def _start(view: View, checkpoint: str, follow: bool) -> StreamingQuery:
 
 
 def _await(query: StreamingQuery, view: View, fs: HadoopFS, checkpoint: str,
-           snapshot_every: int, log: Callable[[str], None]) -> None:
-    """Wait for the query, logging progress and snapshotting every ``snapshot_every``."""
-    snapped = _last_committed(fs, checkpoint)
+           snapshot_every: int, log: Callable[[str], None],
+           committed: Callable[[int], None]) -> None:
+    """Wait for the query, logging progress, snapshotting every ``snapshot_every`` and telling
+    ``committed`` each newly committed micro-batch."""
+    snapped = seen = _last_committed(fs, checkpoint)
     logged = -1
     while query.isActive:
         query.awaitTermination(2)
@@ -413,6 +641,9 @@ def _await(query: StreamingQuery, view: View, fs: HadoopFS, checkpoint: str,
             log(f"pipeline: {view.spec.name}: micro-batch {logged} done in "
                 f"{progress['batchDuration'] / 1000:.2f} s")
         last = _last_committed(fs, checkpoint)
+        if last is not None and last != seen:
+            committed(last)
+            seen = last
         if last is not None and (snapped is None or last - snapped >= snapshot_every):
             view.snapshot(checkpoint, last)
             snapped = last

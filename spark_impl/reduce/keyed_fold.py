@@ -59,6 +59,14 @@ class InvalidDeltaError(ValueError):
         super().__init__(INVALID_MARKER + json.dumps(facts, default=str) + ":END")
 
 
+class InvalidRowError(ValueError):
+    """Raised on an executor: a change row that is no change (its column ``invalid`` says why)."""
+
+    def __init__(self, detail: str, file: str | None) -> None:
+        facts = {"detail": detail, "file": file}
+        super().__init__(INVALID_MARKER + json.dumps(facts) + ":END")
+
+
 def output_schema(key_type: str) -> str:
     return f"k {key_type}, changed boolean, present boolean, acc string, n bigint, calls bigint"
 
@@ -80,6 +88,7 @@ class KeyedFold(StatefulProcessor):
         # key's two state calls
         by_key: dict[Any, list[Change]] = {}
         for frame in rows:
+            _refuse_invalid(frame)
             columns = (frame[c].tolist() for c in ("k", "part", "v", "w", "file"))
             for k, part, v, w, file in zip(*columns, strict=True):
                 by_key.setdefault(k, []).append((part, v, int(w), file))
@@ -148,6 +157,14 @@ class KeyedFold(StatefulProcessor):
 
     def close(self) -> None:
         pass
+
+
+def _refuse_invalid(frame: pd.DataFrame) -> None:
+    """Fail the micro-batch on the frame's invalid row of the first part holding one."""
+    invalid = frame[frame["invalid"].notna()]
+    if len(invalid):
+        first = invalid.sort_values(["part", "invalid"]).iloc[0]
+        raise InvalidRowError(str(first["invalid"]), first["file"])
 
 
 def _part_of(change: Change) -> str:

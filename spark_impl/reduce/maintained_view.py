@@ -50,6 +50,7 @@ import itertools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from pyspark.sql import Column, DataFrame, SparkSession
@@ -70,7 +71,13 @@ from spark_impl.reduce.reducer_kinds import (
 JSON_TEXT = "json"
 
 
-class InvalidDelta(SparkEngineError):
+class Refused(SparkEngineError):
+    """A micro-batch refused whole (state unchanged), naming the input ``file`` at fault if known."""
+
+    file: str | None
+
+
+class InvalidDelta(Refused):
     """Δ⁻(k) ⊄ C(k): a micro-batch removes ``value`` at ``key`` more often than it occurs."""
 
     def __init__(self, key: Any, value: Any, available: int, removed: int,
@@ -84,16 +91,28 @@ class InvalidDelta(SparkEngineError):
             key, value, available, removed, file)
 
 
-def invalid_delta_in(error: BaseException) -> InvalidDelta | None:
+class InvalidInput(Refused):
+    """A change row that is no change (column ``invalid``, ``detail`` saying why), or a
+    key's accumulator that leaves its type (an overflow)."""
+
+    def __init__(self, detail: str, file: str | None = None) -> None:
+        where = f" (in {file})" if file else ""
+        super().__init__("malformed-input", f"invalid input{where}: {detail}")
+        self.detail, self.file = detail, file
+
+
+def refusal_in(error: BaseException) -> Refused | None:
     """The refusal an executor raised inside a failed micro-batch, if that is why it failed."""
     text = str(error)
-    if isinstance(error, InvalidDelta):
+    if isinstance(error, Refused):
         return error
     start = text.find(INVALID_MARKER)
     if start < 0:
         return None
     payload = text[start + len(INVALID_MARKER):text.index(":END", start)]
     facts = json.loads(payload)
+    if "detail" in facts:
+        return InvalidInput(facts["detail"], facts["file"])
     return InvalidDelta(facts["key"], facts["value"], facts["available"], facts["removed"],
                         facts["file"])
 
@@ -107,24 +126,36 @@ def _refusal(key: Any, value: Any, before: int, steps: list[Any]) -> InvalidDelt
         removed = -sum(int(step["m"]) for step in part if step["m"] < 0)
         if removed > level:
             file = next(step["file"] for step in part if step["m"] < 0)
-            return InvalidDelta(key, value, level, removed, file)
+            return InvalidDelta(_plain(key), _plain(value), level, removed, file)
         level += sum(int(step["m"]) for step in part)
     raise AssertionError(f"no part of {steps!r} removes {value!r} at {key!r} beyond {before}")
 
 
+def _plain(value: Any) -> Any:
+    """An integer read as ``decimal(38,0)`` as the integer it is (messages say ``3``, not
+    ``Decimal('3')``)."""
+    if isinstance(value, Decimal) and value == value.to_integral_value():
+        return int(value)
+    return value
+
+
 def normalise_changes(changes: DataFrame) -> DataFrame:
-    """``key, value[, weight][, file][, part]`` (or ``k, v, w``) as ``k, v, w, file, part``;
-    zero weights dropped. A missing ``part`` makes the micro-batch one delta."""
+    """``key, value[, weight][, file][, part][, invalid]`` (or ``k, v, w``) as ``k, v, w, file,
+    part, invalid``; zero weights dropped. A missing ``part`` makes the micro-batch one delta;
+    ``invalid``, when not null, says why the row is no change (the micro-batch is refused)."""
     cols = set(changes.columns)
     k = F.col("k") if "k" in cols else F.col("key")
     v = F.col("v") if "v" in cols else F.col("value")
     weight_name = "w" if "w" in cols else "weight" if "weight" in cols else None
     one = F.lit(1).cast("bigint")
     w = F.coalesce(F.col(weight_name).cast("bigint"), one) if weight_name else one
-    file = F.col("file").cast("string") if "file" in cols else F.lit(None).cast("string")
+    none = F.lit(None).cast("string")
+    file = F.col("file").cast("string") if "file" in cols else none
     part = F.coalesce(F.col("part").cast("string"), F.lit("")) if "part" in cols else F.lit("")
-    return changes.select(k.alias("k"), v.alias("v"), w.alias("w"), file.alias("file"),
-                          part.alias("part")).where(F.col("w") != 0)
+    invalid = F.col("invalid").cast("string") if "invalid" in cols else none
+    rows = changes.select(k.alias("k"), v.alias("v"), w.alias("w"), file.alias("file"),
+                          part.alias("part"), invalid.alias("invalid"))
+    return rows.where((F.col("w") != 0) | F.col("invalid").isNotNull())
 
 
 @dataclass(frozen=True)
@@ -157,12 +188,19 @@ class MaintainedView:
         (``batch`` persisted by the caller); raises :class:`InvalidDelta` first if the
         micro-batch removes a value not present."""
         if isinstance(self.reducer, GroupReducer):
-            # a micro-batch without removals (a bulk load, say) cannot be refused; counting
-            # them is one pass without a shuffle, which materialises the persisted batch
-            if batch.where((F.col("kind") == "raw") & (F.col("m") < 0)).count():
+            # a micro-batch without invalid rows, overflows or removals (a bulk load, say)
+            # cannot be refused; counting them is one pass without a shuffle, which
+            # materialises the persisted batch
+            facts = batch.agg(*self._refusal_counts()).first()
+            assert facts is not None
+            if facts["invalid"]:
+                _refuse_row(batch)
+            if facts["overflow"]:
+                self._refuse_overflow(batch)
+            if facts["removals"]:
                 self._check_group(batch)
             return self._group_changes(batch)
-        # an executor's refusal surfaces when the caller runs an action (see invalid_delta_in)
+        # an executor's refusal surfaces when the caller runs an action (see refusal_in)
         return batch.where("changed").select(F.col("k").alias("key"), "present",
                                              self._fold_accumulator().alias("accumulator"))
 
@@ -241,6 +279,34 @@ class MaintainedView:
         parts = [F.col(c) for c in self._components()]
         return parts[0] if self.reducer.scalar else F.array(*parts)
 
+    def _refusal_counts(self) -> list[Column]:
+        """Per micro-batch: its invalid rows, the state rows whose sums overflowed (``try_sum``
+        leaves them null; refused before they are committed) and its removals."""
+        raw = F.col("kind") == "raw"
+        return [F.count_if(raw & F.col("invalid").isNotNull()).alias("invalid"),
+                F.count_if(self._overflowed()).alias("overflow"),
+                F.count_if(raw & (F.col("m") < 0)).alias("removals")]
+
+    def _overflowed(self) -> Column:
+        """A state row whose sum overflowed: a pair's multiplicity, a key's size or component."""
+        component_lost = F.lit(False)
+        for c in self._components():
+            component_lost = component_lost | F.col(c).isNull()
+        kind = F.col("kind")
+        return (kind != "raw") & (F.col("m").isNull() | ((kind == "key") & component_lost))
+
+    def _refuse_overflow(self, batch: DataFrame) -> None:
+        """Refuse the micro-batch for the first key whose accumulator (or size) overflowed,
+        naming the batch's change at that key of largest magnitude and its file."""
+        key = batch.where(self._overflowed()).orderBy("k").select("k").first()
+        assert key is not None
+        at_key = batch.where((F.col("kind") == "raw") & (F.col("k") == key["k"]))
+        row = at_key.orderBy(F.abs(F.col("a0")).desc_nulls_first(), "part").first()
+        assert row is not None
+        acc = self.accumulator_type
+        raise InvalidInput(f"key {_plain(key['k'])!r}: its accumulator leaves {acc} (an overflow) "
+                           f"when value {_plain(row['v'])!r} is added {row['m']} time(s)", row["file"])
+
     def _check_group(self, batch: DataFrame) -> None:
         """Δ⁻ ⊆ C for each part of the micro-batch, in ``part`` order (SKIP-DEC-SPARK-PARTS),
         in one aggregation per (key, value): from the multiplicity before the batch
@@ -315,23 +381,44 @@ def maintained_view(changes: DataFrame, reducer: str | SparkReducer,
 
 
 def _group_updates(rows: DataFrame, r: GroupReducer, value_type: str) -> DataFrame:
-    """One native aggregation over rows tagged ``key`` and ``pair``, with the raw batch
-    unioned in (tag ``raw``): columns ``kind, k, v, m, a0.., file, part``."""
+    """One native aggregation over the valid rows tagged ``key`` and ``pair``, with the raw
+    batch unioned in (tag ``raw``): columns ``kind, k, v, m, a0.., file, part, invalid``.
+
+    Exact: each contribution is multiplied by its weight in the accumulator's type
+    (``decimal(38,0)`` for integers), and every product and sum is a ``try_`` one, null on
+    overflow whatever ``spark.sql.ansi.enabled`` says: an overflowing row is invalid, an
+    overflowing sum refuses the micro-batch before it is committed."""
     acc_type = r.acc_type or value_type
-    contributions = [(c * F.col("w")).cast(acc_type).alias(f"a{i}")
-                     for i, c in enumerate(r.contribution(F.col("v").cast(value_type)))]
+    products = [F.try_multiply(c.cast(acc_type), F.col("w").cast(acc_type))
+                for c in r.contribution(F.col("v").cast(value_type))]
     comps = [f"a{i}" for i in range(r.arity)]
-    base = rows.select("k", F.col("v").cast(value_type).alias("v"), "w", *contributions, "file",
-                       "part")
-    tagged = base.select(F.explode(F.array(F.lit("key"), F.lit("pair"))).alias("kind"), "*")
+    overflow = F.lit(False)
+    for product in products:
+        overflow = overflow | product.isNull()
+    said = F.format_string(f"key %s: value %s times weight %s leaves {acc_type} (an overflow)",
+                           F.col("k").cast("string"), F.col("v").cast("string"), F.col("w"))
+    invalid = F.coalesce(F.col("invalid"), F.when(F.col("v").isNotNull() & overflow, said))
+    base = rows.select("k", F.col("v").cast(value_type).alias("v"), "w",
+                       *[p.alias(c) for p, c in zip(products, comps, strict=True)], "file", "part",
+                       invalid.alias("invalid"))
+    valid = base.where(F.col("invalid").isNull())
+    tagged = valid.select(F.explode(F.array(F.lit("key"), F.lit("pair"))).alias("kind"), "*")
     is_key = F.col("kind") == "key"
     state = tagged.groupBy("kind", "k", F.when(~is_key, F.col("v")).alias("v")).agg(
-        F.sum("w").alias("m"), *[F.sum(F.when(is_key, F.col(c))).alias(c) for c in comps])
+        F.try_sum("w").alias("m"), *[F.try_sum(F.when(is_key, F.col(c))).alias(c) for c in comps])
     none = F.lit(None).cast("string")
-    state = state.select("kind", "k", "v", "m", *comps, none.alias("file"), none.alias("part"))
+    state = state.select("kind", "k", "v", "m", *comps, none.alias("file"), none.alias("part"),
+                         none.alias("invalid"))
     raw = base.select(F.lit("raw").alias("kind"), "k", "v", F.col("w").alias("m"), *comps, "file",
-                      "part")
+                      "part", "invalid")
     return state.unionByName(raw)
+
+
+def _refuse_row(batch: DataFrame) -> None:
+    """Refuse the micro-batch for its invalid row of the first part (file) holding one."""
+    row = batch.where(F.col("invalid").isNotNull()).orderBy("part", "invalid").first()
+    assert row is not None
+    raise InvalidInput(row["invalid"], row["file"])
 
 
 def _buffer_names(stored: DataFrame) -> str:
@@ -361,7 +448,8 @@ def _fold_updates(rows: DataFrame, r: OrderReducer | PythonReducer, key_type: st
                   value_type: str, buckets: int) -> DataFrame:
     """The :class:`~spark_impl.reduce.keyed_fold.KeyedFold` operator over hash buckets of the key."""
     processor = _fold_processor(r, key_type)
-    payload = rows.select("k", _json_text(F.col("v"), value_type).alias("v"), "w", "file", "part")
+    payload = rows.select("k", _json_text(F.col("v"), value_type).alias("v"), "w", "file", "part",
+                          "invalid")
     bucketed = payload.withColumn("bucket", F.pmod(F.hash("k"), F.lit(buckets)))
     return bucketed.groupBy("bucket").transformWithStateInPandas(
         statefulProcessor=processor, outputStructType=output_schema(key_type),

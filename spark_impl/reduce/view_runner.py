@@ -24,10 +24,10 @@ from pyspark.sql.streaming.readwriter import DataStreamWriter
 
 from spark_impl.errors import cause, restart_after
 from spark_impl.reduce.maintained_view import (
-    InvalidDelta,
     MaintainedView,
-    invalid_delta_in,
+    Refused,
     maintained_view,
+    refusal_in,
 )
 from spark_impl.reduce.reducer_kinds import SparkReducer
 from spark_impl.storage.hadoop_fs import HadoopFS
@@ -57,7 +57,7 @@ class ViewRunner:
         self.work_by, self.buckets = work_by, buckets
         #: the last micro-batch's work counters, per value of ``work_by`` (else under ``None``)
         self.work: dict[object, dict[str, int]] = {}
-        self.refusal: InvalidDelta | None = None
+        self.refusal: Refused | None = None
         self.view: MaintainedView = self._build()
         self.query: StreamingQuery | None = None
 
@@ -86,7 +86,7 @@ class ViewRunner:
             self.sink(self.view.changes(batch), batch_id)
             if self.with_work:
                 self.work = self.view.work(batch, self.work_by)
-        except InvalidDelta as refusal:
+        except Refused as refusal:
             self.refusal = refusal  # the query wraps it in a Java exception: keep it whole
             raise
         finally:
@@ -111,7 +111,7 @@ class ViewRunner:
     def _run(self, target: str) -> None:
         try:
             self._process(target)
-        except InvalidDelta:
+        except Refused:
             self._skip(target)
             raise
         except Exception:
@@ -130,7 +130,7 @@ class ViewRunner:
                 self._start().processAllAvailable()
                 return
             except Exception as error:  # noqa: BLE001 (a refusal is translated, the rest re-raised)
-                refused = self.refusal or invalid_delta_in(error)
+                refused = self.refusal or refusal_in(error)
                 if refused is not None:
                     raise refused from None
                 self.stop()
