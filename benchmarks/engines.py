@@ -22,7 +22,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
@@ -389,7 +389,7 @@ class OracleReduce:
         self.incremental = incremental
         self.name = "oracle-incremental" if incremental else "oracle-naive"
         self.role = self.name
-        self.C: dict[Any, Multiset] = {}
+        self.C: Mapping[Any, Multiset] = {}
         self.view: dict[Any, Any] = {}
 
     def load(self, table: Table) -> None:

@@ -9,11 +9,14 @@ Per size: the median wall time of one update (a single-edge delete or re-insert;
 value replaced under one key; one row changed) and of the recomputation it replaces, each
 checked against the other, and what the structure stores after the run, checked against
 the data the benchmark generated (fixpoint: the nodes and edges of the graph, n nodes and
-about 4n edges from 3 roots, and the live set; reduce: the keys; zset: the rows).
+about 4n edges from 3 roots, and the live set; reduce: the keys; zset, zset-join: the rows of
+each input).
 
-The fixpoint's state is persistent (FIX-DEC-PERSISTENT-STATE): an update writes only what
-it touches, so its ratio to a from-scratch BFS grows with the graph. The reduce view and
-the Z-set traces are still copied on each update (O(size)), so their ratio stays flat.
+Every state is persistent, so an update writes only what it touches and its ratio to the
+recomputation grows with the size: the fixpoint's (FIX-DEC-PERSISTENT-STATE), the reduce
+collection and view (SKIP-DEC-PERSISTENT-VIEW), the Z-set traces, arranged by key for join,
+distinct and reduce (DD-DEC-PERSISTENT-TRACES). ``zset`` is a ``reduce count``; ``zset-join``
+is ``distinct(map snd (join (filter fst_even A) B))`` (one row of A changes per version).
 """
 
 from __future__ import annotations
@@ -23,14 +26,21 @@ import random
 import statistics
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from reference.algebra.multiset import Multiset
+from reference.algebra.persistent import PMap
 from reference.algebra.zset import ZSet
-from reference.differential.dataflow import initial_state, program_from_json, standard_outputs, step
+from reference.differential.dataflow import (
+    Program,
+    initial_state,
+    program_from_json,
+    standard_outputs,
+    step,
+)
 from reference.fixpoint.managed import Change, ManagedFixpoint
-from reference.reduce import BUILTINS, Delta, apply_delta, reduce, update
+from reference.reduce import BUILTINS, Collection, Delta, apply_delta, reduce, update_view
 
 
 def timed(f: Callable[..., Any], *args: Any) -> tuple[float, Any]:
@@ -78,23 +88,25 @@ def fixpoint(n: int, reps: int, rng: random.Random) -> Result:
             f"nodes={len(stored_nodes)} edges={fx.edge_count} live={len(fx.current)}")
 
 
-def _reduce_update(R: Any, C: dict[Any, Multiset], view: dict[Any, int], delta: Delta,
-                   k: int) -> tuple[dict[Any, Multiset], dict[Any, int]]:
-    return apply_delta(C, delta), {**view, k: update(R, view[k], delta, k)}
+def _reduce_update(R: Any, C: Collection, view: Mapping[Any, int], delta: Delta
+                   ) -> tuple[PMap[Any, Multiset], PMap[Any, int]]:
+    C_next = apply_delta(C, delta)
+    return C_next, update_view(R, view, delta, C_next)
 
 
 def reduce_view(n: int, reps: int, rng: random.Random) -> Result:
     R = BUILTINS["sum"].reducer
-    C = {k: Multiset.from_iterable(rng.randrange(100) for _ in range(4)) for k in range(n)}
-    view = reduce(R, C)
+    C: Collection = PMap((k, Multiset.from_iterable(rng.randrange(100) for _ in range(4)))
+                         for k in range(n))
+    view: Mapping[Any, int] = PMap(reduce(R, C))
     inc, full = [], []
     for _ in range(reps):
         k = rng.randrange(n)
         old = next(iter(C[k].elements()))
         delta = Delta(plus={k: Multiset.of(rng.randrange(100))}, minus={k: Multiset.of(old)})
 
-        t, (C, view) = timed(_reduce_update, R, C, view, delta, k)
-        s, again = timed(reduce, R, C)
+        t, (C, view) = timed(_reduce_update, R, C, view, delta)
+        s, again = timed(reduce, R, dict(C))  # a plain dict: the fastest input to recompute from
         assert again == view
         inc.append(t)
         full.append(s)
@@ -102,29 +114,54 @@ def reduce_view(n: int, reps: int, rng: random.Random) -> Result:
     return statistics.median(inc), statistics.median(full), f"keys={len(view)}"
 
 
-def zset_step(n: int, reps: int, rng: random.Random) -> Result:
-    program = program_from_json({"inputs": ["A"], "output": {
-        "op": "reduce", "agg": "count", "arg": {"op": "input", "name": "A"}}})
-    first = ZSet.from_pairs([((rng.randrange(n // 4 + 1), i), 1) for i in range(n)])
-    state, previous = step(program, initial_state(), {"A": first})
-    collection = first
+def _zset_run(program: Program, first: dict[str, ZSet], deltas: Callable[[int], dict[str, ZSet]],
+              reps: int) -> tuple[float, float, dict[str, ZSet]]:
+    """Load ``first``, then ``reps`` one-row versions: median step against median recomputation."""
+    state, previous = step(program, initial_state(), first)
+    collections = dict(first)
     inc, full = [], []
     for i in range(reps):
-        d = {"A": ZSet({(rng.randrange(n // 4 + 1), n + i): 1})}
+        d = deltas(i)
         t, (state, out) = timed(step, program, state, d)
-        collection = collection + d["A"]
-        s, (now,) = timed(standard_outputs, program, [{"A": collection}])
+        collections = {name: c + d.get(name, ZSet.zero()) for name, c in collections.items()}
+        s, (now,) = timed(standard_outputs, program, [collections])
         assert now - previous == out  # a recomputing engine keeps the previous output
         previous = now
         inc.append(t)
         full.append(s)
-    rows = len(collection.support())
+    return statistics.median(inc), statistics.median(full), collections
+
+
+def zset_step(n: int, reps: int, rng: random.Random) -> Result:
+    program = program_from_json({"inputs": ["A"], "output": {
+        "op": "reduce", "agg": "count", "arg": {"op": "input", "name": "A"}}})
+    first = {"A": ZSet.from_pairs([((rng.randrange(n // 4 + 1), i), 1) for i in range(n)])}
+    t, s, collections = _zset_run(
+        program, first, lambda i: {"A": ZSet({(rng.randrange(n // 4 + 1), n + i): 1})}, reps)
+    rows = len(collections["A"].support())
     assert rows == n + reps  # every row is distinct: (key, serial number)
-    return statistics.median(inc), statistics.median(full), f"rows={rows}"
+    return t, s, f"rows={rows}"
+
+
+def zset_join(n: int, reps: int, rng: random.Random) -> Result:
+    """distinct(map snd (join (filter fst_even A) B)): n rows in A, n/10 in B, one row of A
+    changes per version."""
+    inp = [{"op": "input", "name": name} for name in ("A", "B")]
+    program = program_from_json({"inputs": ["A", "B"], "output": {"op": "distinct", "arg": {
+        "op": "map", "fn": "snd", "arg": {"op": "join", "right": inp[1], "left": {
+            "op": "filter", "pred": "fst_even", "arg": inp[0]}}}}})
+    keys = n // 4 + 1
+    first = {"A": ZSet.from_pairs([((rng.randrange(keys), i), 1) for i in range(n)]),
+             "B": ZSet.from_pairs([((rng.randrange(keys), -i), 1) for i in range(n // 10)])}
+    t, s, collections = _zset_run(
+        program, first, lambda i: {"A": ZSet({(2 * rng.randrange(keys // 2), n + i): 1})}, reps)
+    rows = {name: len(c.support()) for name, c in collections.items()}
+    assert rows == {"A": n + reps, "B": n // 10}  # every row is distinct
+    return t, s, f"rows={rows['A']}+{rows['B']}"
 
 
 BENCHES: dict[str, Callable[[int, int, random.Random], Result]] = {
-    "fixpoint": fixpoint, "reduce": reduce_view, "zset": zset_step}
+    "fixpoint": fixpoint, "reduce": reduce_view, "zset": zset_step, "zset-join": zset_join}
 
 
 def main(argv: list[str] | None = None) -> int:

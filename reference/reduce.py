@@ -43,7 +43,7 @@ from reference.skip.core import (
     values_at,
 )
 from reference.skip.partial import declines, lifted_remove, update_or_recompute
-from reference.skip.view import total_view, view_changes
+from reference.skip.view import total_view, update_view, view_changes
 from reference.skip.wellformed import (
     IncorrectUpdate,
     InverseLawFailure,
@@ -74,7 +74,7 @@ __all__ = [
     "collection_of", "delta_between", "delta_of", "fold", "fold_seq", "is_valid", "reduce",
     "reduce_at", "strict_remove", "update", "values_at",
     "declines", "lifted_remove", "update_or_recompute",
-    "total_view", "view_changes",
+    "total_view", "update_view", "view_changes",
     "IncorrectUpdate", "InverseLawFailure", "Reachable", "check_globally_well_formed",
     "check_incremental_correctness", "check_reducer", "check_remove_add_commutative", "check_skipdoc_well_formed",
     "check_total", "check_well_formed", "decide_incremental_correctness", "ill_formedness_witness", "incorrect_update", "inverse_law_fails",

@@ -47,7 +47,7 @@ class ReferenceReduceEngine:
 
     def __init__(self) -> None:
         self.R: Reducer[Any, Any] | None = None
-        self.C: dict[Any, Multiset] = {}
+        self.C: Mapping[Any, Multiset] = {}
         self.view: dict[Any, Any] = {}
         self.calls = 0
 
@@ -57,7 +57,7 @@ class ReferenceReduceEngine:
         """The values of one key, with repetition (SKIP-DEF-1: C(k) is a multiset)."""
         return Multiset.from_iterable(values)
 
-    def next_collection(self, delta: Delta) -> dict[Any, Multiset]:
+    def next_collection(self, delta: Delta) -> Mapping[Any, Multiset]:
         """C • Δ (SKIP-DEF-9); refuses Δ⁻(k) ⊄ C(k) with ``invalid-delta`` (SKIP-DEF-8)."""
         try:
             check_valid(self.C, delta)

@@ -11,7 +11,8 @@ read-only ``dict`` on every update (FIX-DEC-PERSISTENT-STATE):
 * a :class:`PMap` is a mapping value that equals every mapping with the same items and,
   like the ``MappingProxyType`` it replaces, is unhashable.
 
-Updates go through an *evolver*, a private draft edited in place: ``persistent()``
+A single entry of a map can be changed with ``set`` and ``discard``, which return a new
+map. Larger updates go through an *evolver*, a private draft edited in place: ``persistent()``
 returns the draft as a new value and leaves the draft usable, and the value the
 evolver started from is never changed.
 """
@@ -157,6 +158,14 @@ class PMap(Mapping[K, V]):
 
     def __repr__(self) -> str:
         return f"PMap({dict(self._items.items())!r})" if self._items else "PMap()"
+
+    def set(self, key: K, value: V) -> PMap[K, V]:
+        """This map with ``key`` bound to ``value`` (O(log n); this map is unchanged)."""
+        return PMap._of(self._items.set(key, value))
+
+    def discard(self, key: K) -> PMap[K, V]:
+        """This map without ``key`` (itself if ``key`` is absent; this map is unchanged)."""
+        return PMap._of(self._items.delete(key)) if key in self._items else self
 
     def evolver(self) -> MapEvolver[K, V]:
         """A draft of this map, to set and delete entries in place."""

@@ -52,23 +52,27 @@ Two evaluations, which must agree (checked in tests, DD-DEC-DATAFLOW):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from reference.algebra.json_values import from_json, to_json
+from reference.algebra.persistent import MapEvolver, PMap
 from reference.algebra.zset import ZSet
 from reference.differential.operators import (
     AGGREGATES,
     FILTER_PREDICATES,
     MAP_FUNCTIONS,
+    Arrangement,
     DataflowError,
     Time,
     Trace,
+    arrange,
     distinct,
     element_key,
     filter_zset,
     join,
+    join_key,
     join_rule,
     keyed_rule,
     leq,
@@ -76,6 +80,8 @@ from reference.differential.operators import (
     map_zset,
     pair_key,
     reduce,
+    split_by_key,
+    sum_zsets,
 )
 
 # --- syntax ---------------------------------------------------------------------
@@ -372,17 +378,46 @@ def standard_output_deltas(
 Path = tuple[int, ...]
 
 
+#: The trace with no differences.
+EMPTY_TRACE: PMap[Time, ZSet] = PMap()
+
+
 @dataclass(frozen=True)
 class DifferentialState:
     """What the differential evaluation keeps between versions: the trace of
-    every node (its non-zero differences by time ``N^d``), never mutated."""
+    every node (its non-zero differences by time ``N^d``), never mutated.
+
+    Persistent (DD-DEC-PERSISTENT-TRACES): the traces are persistent maps, and the trace
+    of each input of a ``join``, ``distinct`` or ``reduce`` is also kept arranged by the
+    key that operator works on (``arrangements``: an index of ``traces``, derived from
+    them and left out of equality; built from the traces when a state has none). A step
+    writes the times and keys its differences touch and shares everything else with the
+    state it started from, which stays valid and unchanged.
+    """
 
     version: int
     traces: Mapping[Path, Trace]
+    arrangements: Mapping[Path, Arrangement] = field(default_factory=PMap, compare=False, repr=False)
 
 
 def initial_state() -> DifferentialState:
-    return DifferentialState(0, {})
+    return DifferentialState(0, PMap())
+
+
+def arranged_inputs(node: Node, path: Path = ()) -> dict[Path, Callable[[Any], Any]]:
+    """The nodes whose traces are arranged (DD-DEC-PERSISTENT-TRACES), with the key of
+    each: both inputs of a ``join`` by :func:`join_key`, the input of a ``distinct`` by
+    the element itself, the input of a ``reduce`` by :func:`pair_key`."""
+    keys: dict[Path, Callable[[Any], Any]] = {}
+    if isinstance(node, Join):
+        keys[(*path, 0)] = keys[(*path, 1)] = join_key
+    elif isinstance(node, Distinct):
+        keys[(*path, 0)] = element_key
+    elif isinstance(node, Reduce):
+        keys[(*path, 0)] = pair_key
+    for i, child in enumerate(children(node)):
+        keys.update(arranged_inputs(child, (*path, i)))
+    return keys
 
 
 def step(
@@ -399,8 +434,7 @@ def step(
             raise DataflowError("malformed-input", f"undeclared input {name!r}")
     run = _Step(program, state, inputs)
     out = run.diff(program.output, (), (state.version,), {})
-    frozen = {path: dict(trace) for path, trace in run.traces.items()}
-    return DifferentialState(state.version + 1, frozen), out
+    return run.next_state(), out
 
 
 def incremental_output_deltas(
@@ -426,20 +460,73 @@ class _Step:
     ) -> None:
         self.program = program
         self.inputs = inputs
-        self.traces: dict[Path, dict[Time, ZSet]] = {
-            path: dict(trace) for path, trace in state.traces.items()
+        self.version = state.version
+        # One entry per node: the traces themselves are persistent, shared with ``state``.
+        self.traces: dict[Path, PMap[Time, ZSet]] = {
+            path: PMap(trace) for path, trace in state.traces.items()
         }
+        self.key_of = arranged_inputs(program.output)
+        self.arrangements: dict[Path, Arrangement] = {
+            path: state.arrangements[path] if path in state.arrangements
+            else arrange(self.traces.get(path, EMPTY_TRACE), key_of)
+            for path, key_of in self.key_of.items()
+        }
+        self.drafts: dict[Path, MapEvolver[Any, Trace]] = {}
+        #: The keys of each arranged node's differences in this version, by time.
+        self.touched: dict[Path, dict[Time, frozenset[Any]]] = {}
 
-    def trace(self, path: Path) -> dict[Time, ZSet]:
-        return self.traces.setdefault(path, {})
+    def next_state(self) -> DifferentialState:
+        """The state after this version: what was recorded, sharing the rest."""
+        arrangements = {**self.arrangements,
+                        **{path: draft.persistent() for path, draft in self.drafts.items()}}
+        return DifferentialState(self.version + 1, PMap(self.traces), PMap(arrangements))
+
+    def trace(self, path: Path) -> PMap[Time, ZSet]:
+        return self.traces.get(path, EMPTY_TRACE)
 
     def at(self, path: Path, t: Time) -> ZSet:
-        return self.traces.get(path, {}).get(t, ZSet.zero())
+        return self.trace(path).get(t, ZSet.zero())
 
     def record(self, path: Path, t: Time, diff: ZSet) -> ZSet:
         if not diff.is_empty():
-            self.trace(path)[t] = diff
+            assert t not in self.trace(path), "a node's difference at a time is computed once"
+            self.traces[path] = self.trace(path).set(t, diff)
+            if path in self.key_of:
+                self.arrange(path, t, diff)
         return diff
+
+    def arrange(self, path: Path, t: Time, diff: ZSet) -> None:
+        """File ``diff`` under its keys in the arrangement of ``path`` (DD-DEC-PERSISTENT-TRACES)."""
+        if path not in self.drafts:
+            self.drafts[path] = PMap(self.arrangements[path]).evolver()
+        draft = self.drafts[path]
+        parts = split_by_key(diff, self.key_of[path])
+        for k, part in parts.items():
+            draft[k] = PMap(draft.get(k, EMPTY_TRACE)).set(t, part)
+        self.touched.setdefault(path, {})[t] = frozenset(parts)
+
+    def key_trace(self, path: Path, k: Any) -> Trace:
+        """The trace of the elements of key ``k`` at ``path`` (zero where it has none)."""
+        draft = self.drafts.get(path)
+        if draft is not None:
+            return draft.get(k, EMPTY_TRACE)
+        return self.arrangements[path].get(k, EMPTY_TRACE)
+
+    def candidate_keys(self, path: Path, t: Time) -> set[Any]:
+        """The keys of the differences of ``path`` in this version at times ``u <= t``.
+
+        A key with no such difference is not affected at ``t`` (:func:`affected_keys`,
+        first coordinate: the version, ``t_0``, is this one), so a keyed rule or the join
+        rule gives zero for it: only these keys are evaluated (DD-DEC-PERSISTENT-TRACES)."""
+        keys: set[Any] = set()
+        for u, touched in self.touched.get(path, {}).items():
+            if leq(u, t):
+                keys |= touched
+        return keys
+
+    def by_key(self, rule: Callable[[Any], ZSet], keys: set[Any]) -> ZSet:
+        """``Σ_{k ∈ keys} rule(k)``: a rule applied key by key on arrangements."""
+        return sum_zsets(rule(k) for k in keys)
 
     def diff(self, node: Node, path: Path, t: Time, bound: _Bindings) -> ZSet:
         """The difference of ``node`` at time ``t`` (recorded in its trace)."""
@@ -468,13 +555,23 @@ class _Step:
             return linear_rule(lambda c: -c, {t: subs[0]}, t)
         if isinstance(node, Plus):
             return subs[0] + subs[1]
+        # Join, distinct and reduce act on each key separately: their rules are applied
+        # key by key, to the keys this version touches (DD-DEC-PERSISTENT-TRACES).
         if isinstance(node, Join):
-            return join_rule(self.trace((*path, 0)), self.trace((*path, 1)), t)
+            left, right = (*path, 0), (*path, 1)
+            return self.by_key(
+                lambda k: join_rule(self.key_trace(left, k), self.key_trace(right, k), t),
+                self.candidate_keys(left, t) | self.candidate_keys(right, t))
+        arg = (*path, 0)
         if isinstance(node, Distinct):
-            return keyed_rule(distinct, element_key, self.trace((*path, 0)), t)
+            return self.by_key(
+                lambda k: keyed_rule(distinct, element_key, self.key_trace(arg, k), t),
+                self.candidate_keys(arg, t))
         assert isinstance(node, Reduce)
         agg = node.agg
-        return keyed_rule(lambda c: reduce(agg, c), pair_key, self.trace((*path, 0)), t)
+        return self.by_key(
+            lambda k: keyed_rule(lambda c: reduce(agg, c), pair_key, self.key_trace(arg, k), t),
+            self.candidate_keys(arg, t))
 
     def var_diff(self, loop_path: Path, u: Time) -> ZSet:
         """DD-CLAIM-RULE-ITERATE: the loop variable ``d = in(seed) + fb(body)`` at ``u = (τ, i)``:
@@ -529,11 +626,11 @@ class _Step:
         ``i``-th, as collections)."""
         depth = len(t)
         total = ZSet.zero()
-        for u, d in self.traces.get((*loop_path, 1), {}).items():  # δbody_(τ',i) feeds δd_(τ',i+1)
+        for u, d in self.trace((*loop_path, 1)).items():  # δbody_(τ',i) feeds δd_(τ',i+1)
             if u[depth] == i and leq(u[:depth], t):
                 total = total + d
         if i == 0:  # δd_(τ',1) also retracts δseed_τ'
-            for u, d in self.traces.get((*loop_path, 0), {}).items():
+            for u, d in self.trace((*loop_path, 0)).items():
                 if leq(u, t):
                     total = total - d
         return total

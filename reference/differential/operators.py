@@ -17,6 +17,12 @@ versions ``N^d`` (``d = 1`` for versions, one more coordinate per enclosing
   ``δ(f^T)(c)_t = Σ_{t' ≤ t} μ(t', t) f(Σ_{t'' ≤ t'} c_{t''})``, with the sum
   restricted to the keys that can change at ``t`` (:func:`affected_keys`).
 
+The rules are stated on whole traces. :mod:`reference.differential.dataflow` applies them
+key by key to *arrangements* (DD-DEC-PERSISTENT-TRACES): a trace split by the key its
+consumer groups on (:func:`split_by_key`), so that a step reads only the keys its
+differences touch. For join and the keyed operators the rule on a trace is the sum of the
+rule on each key's trace, since they act on each key separately.
+
 Vocabulary (elements are ints, strings, and pairs written as JSON arrays):
 
 =========  ======================================  =====================
@@ -49,17 +55,21 @@ An element of the wrong shape for a function raises
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from itertools import product
 from types import MappingProxyType
 from typing import Any
 
+from reference.algebra.persistent import PMap
 from reference.algebra.zset import ZSet
 
 #: A time in ``N^d`` (product order), ``d >= 1``.
 Time = tuple[int, ...]
 #: The differences of a collection, by time (absent = zero).
 Trace = Mapping[Time, ZSet]
+#: A trace arranged by key: each key's trace (the differences of the elements with that
+#: key, by time); an absent key has the zero trace (DD-DEC-PERSISTENT-TRACES).
+Arrangement = Mapping[Any, Trace]
 
 
 class DataflowError(ValueError):
@@ -194,6 +204,34 @@ def element_key(x: Any) -> Any:
 def pair_key(x: Any) -> Any:
     """The key under which ``reduce`` groups an element ``(k, v)``: ``k``."""
     return _pair(x, "reduce")[0]
+
+
+def join_key(x: Any) -> Any:
+    """The key on which ``join`` matches an element ``(k, a)``: ``k``."""
+    return _pair(x, "join")[0]
+
+
+def split_by_key(c: ZSet, key_of: Callable[[Any], Any]) -> dict[Any, ZSet]:
+    """``c`` restricted to each of its keys: ``c = Σ_k c|k`` (DD-DEC-PERSISTENT-TRACES)."""
+    by_key: dict[Any, dict[Any, int]] = {}
+    for x, w in c.items():
+        by_key.setdefault(key_of(x), {})[x] = w
+    return {k: ZSet(part) for k, part in by_key.items()}
+
+
+def arrange(trace: Trace, key_of: Callable[[Any], Any]) -> PMap[Any, PMap[Time, ZSet]]:
+    """The arrangement of ``trace`` by ``key_of``: each key's trace, ``(c|k)_t`` at every
+    time where it is non-zero (DD-DEC-PERSISTENT-TRACES)."""
+    by_key: dict[Any, dict[Time, ZSet]] = {}
+    for t, diff in trace.items():
+        for k, part in split_by_key(diff, key_of).items():
+            by_key.setdefault(k, {})[t] = part
+    return PMap((k, PMap(times)) for k, times in by_key.items())
+
+
+def sum_zsets(parts: Iterable[ZSet]) -> ZSet:
+    """``Σ parts`` (one pass over their elements)."""
+    return ZSet.from_pairs(pair for z in parts for pair in z.items())
 
 
 # --- times N^d and their Möbius function -----------------------------------------

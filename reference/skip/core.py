@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from reference.algebra.multiset import Multiset
+from reference.algebra.persistent import PMap
 
 A = TypeVar("A")
 V = TypeVar("V")
@@ -152,19 +153,27 @@ def is_valid(C: Collection, delta: Delta) -> bool:
     return all(delta.removed(k).issubset(values_at(C, k)) for k in delta.minus)
 
 
-def apply_delta(C: Collection, delta: Delta) -> dict[Any, Multiset]:
+def apply_delta(C: Collection, delta: Delta) -> PMap[Any, Multiset]:
     """SKIP-DEF-9: C • Δ = λk. (C(k) \\ Δ⁻(k)) ⊎ Δ⁺(k).
 
     Refuses an invalid delta with :class:`InvalidDelta`. Keys whose multiset
     is empty are left out of the result (absent keys denote the empty multiset).
+
+    The result is persistent (SKIP-DEC-PERSISTENT-VIEW): only the keys Δ touches are
+    written, every other key's multiset is shared with ``C``, so applying a delta to
+    a persistent collection costs O(|keys(Δ)|) plus those keys' values (the first
+    delta applied to a plain mapping builds the persistent collection, O(|C|)).
     """
     check_valid(C, delta)
-    result = {k: M for k, M in C.items() if not M.is_empty()}
+    base = C if isinstance(C, PMap) else PMap((k, M) for k, M in C.items() if not M.is_empty())
+    result = base.evolver()
     for k in delta.keys():
-        result[k] = (values_at(C, k) - delta.removed(k)) | delta.added(k)
-        if result[k].is_empty():
-            del result[k]
-    return result
+        M = (values_at(C, k) - delta.removed(k)) | delta.added(k)
+        if M.is_empty():
+            result.discard(k)
+        else:
+            result[k] = M
+    return result.persistent()
 
 
 def delta_between(old: Collection, new: Collection) -> Delta:

@@ -68,15 +68,19 @@ def test_a_persistent_map_is_the_dict_of_its_items_at_every_version(
         start: dict[int, int], ops: list[tuple[int, int | None]]) -> None:
     versions = [(PMap(start), dict(start))]
     draft, model = versions[0][0].evolver(), dict(start)
+    direct = versions[0][0]  # the same edits one at a time with set and discard
     for k, v in ops:
         if v is None:
             draft.discard(k)
             model.pop(k, None)
+            direct = direct.discard(k)
         else:
             draft[k] = v
             model[k] = v
+            direct = direct.set(k, v)
         assert (k in draft) == (k in model) and draft.get(k) == model.get(k) and len(draft) == len(model)
         versions.append((draft.persistent(), dict(model)))
+        versions.append((direct, dict(model)))
     for p, d in versions:
         assert_same_map(p, d)
     assert PMap(versions[-1][0]) == versions[-1][1] == PMap(versions[-1][1].items())
