@@ -30,7 +30,7 @@ from spark_impl.fixpoint.update import (
     once_measured,
     small,
 )
-from spark_impl.storage.frames import union_all
+from spark_impl.storage.frames import union_coalesced
 from spark_impl.storage.keyed_tables import KeyedTables, Patched, Span
 from spark_impl.storage.scratch import once
 
@@ -92,8 +92,9 @@ def apply_delta(update: Update, batch: DataFrame, counts: dict[str, int], spans:
                   t["R-"] + t["R+"]),
         "edges": (gone_edges.select("src", "dst", absent_col)
                   .unionByName(new_edges.select("src", "dst", present_col)), t["E-"] + t["E+"])}
-    dying = union_all([empty_nodes, *(df for df, _ in contraction.dying)])
-    settled = union_all([empty_ranked, *expansion.settled])
+    # a frame per round: coalesced, or their partitions together grow with the rounds
+    dying = union_coalesced([empty_nodes, *(df for df, _ in contraction.dying)])
+    settled = union_coalesced([empty_ranked, *expansion.settled])
     return commit(update, changes, dying, settled, expansion.reranked, marked)
 
 

@@ -23,7 +23,7 @@ from pyspark.sql import functions as F
 
 from spark_impl.fixpoint.expansion import Expansion
 from spark_impl.fixpoint.update import TurnedLarge, Update, count_if, hull, measured, small, spanned
-from spark_impl.storage.frames import union_all
+from spark_impl.storage.frames import union_coalesced
 from spark_impl.storage.keyed_tables import Patched, Span
 from spark_impl.storage.scratch import once
 
@@ -132,8 +132,10 @@ class Contraction:
         unless it died since (no live-set lookup)."""
         work = self.update.work
         work.rounds += 1
-        dying = union_all([df for df, _ in self.dying]).select(F.col("node").alias("src"), F.lit(True).alias("gone"))
-        ranked = (union_all(self.dying_derivers).join(small(dying), "src", "left")
+        # coalesced: a cascade leaves a frame per round, and their partitions together grow with it
+        dying = union_coalesced([df for df, _ in self.dying]).select(F.col("node").alias("src"),
+                                                                     F.lit(True).alias("gone"))
+        ranked = (union_coalesced(self.dying_derivers).join(small(dying), "src", "left")
                   .select(F.col("node").alias("dst"), "src",
                           F.when(F.col("gone").isNull(), F.col("srank")).alias("srank")))
         frontier, t, span = spanned(
