@@ -98,7 +98,7 @@ def _incremental(keep_emptied: bool) -> Maintain:
 
 def _trace(steps: Sequence[Mapping[str, Any]], maintain: Maintain) -> list[Observation]:
     R: Reducer[Any, Any] | None = None
-    C: dict[Any, Multiset] = {}
+    C: Collection = {}
     acc: View = {}  # the accumulators (a superset of the view's keys when emptied keys are kept)
     view: View = {}
     out: list[Observation] = []
