@@ -115,11 +115,7 @@ def fixpoint_series(spark: Any, updates: int, width: int) -> list[Window]:
         if (delta.added_count, delta.removed_count) != want:
             raise AssertionError(f"update {i}: added/removed {delta.added_count, delta.removed_count}, not {want}")
         runs.append((seconds, jobs, tasks))
-    out = []
-    for first, last in windows_of(updates, width):
-        baseline = statistics.median(probe.run(fresh)[0] for _ in range(3))
-        out.append(_window("fixpoint", first, last, runs, baseline))
-    return out
+    return _windows("fixpoint", runs, width, probe, fresh)
 
 
 REACH_LOOP: dict[str, Any] = {"inputs": ["edges", "roots"], "output": {
@@ -153,11 +149,17 @@ def zset_series(spark: Any, versions: int, width: int) -> list[Window]:
         if sorted(out) != [(n, weight) for n in range(1, ZSET_CHAIN + 1)]:
             raise AssertionError(f"version {i}: {out}")
         runs.append((seconds, jobs, tasks))
-    out_windows = []
-    for first, last in windows_of(versions, width):
+    return _windows("zset", runs, width, probe, fresh)
+
+
+def _windows(engine: str, runs: list[tuple[float, int, int]], width: int, probe: JobProbe,
+             fresh: Callable[[], Any]) -> list[Window]:
+    """The series' windows, each with the median of three recomputes (``fresh``), taken after the series."""
+    out = []
+    for first, last in windows_of(len(runs), width):
         baseline = statistics.median(probe.run(fresh)[0] for _ in range(3))
-        out_windows.append(_window("zset", first, last, runs, baseline))
-    return out_windows
+        out.append(_window(engine, first, last, runs, baseline))
+    return out
 
 
 def _window(engine: str, first: int, last: int, runs: list[tuple[float, int, int]], baseline: float) -> Window:
