@@ -10,8 +10,9 @@ roots, and every other live element has a live deriver of strictly lower rank).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from conformance import wire
@@ -234,19 +235,38 @@ class CostVerdict:
     message: str = ""
 
 
-def judge_cost(case: Case, observed: Sequence[Mapping[str, Any]]) -> CostVerdict:
-    if not case.has_cost_checks():
-        return CostVerdict("")
-    reported = False
+def cost_checks(case: Case, observed: Sequence[Mapping[str, Any]]) -> Iterator[tuple[int, str, float, float]]:
+    """Every cost check a result reports a counter for: (step, counter, measured, bound)."""
     for i, (step, obs) in enumerate(zip(case.steps, observed, strict=False)):
         work = obs.get("work") if isinstance(obs, Mapping) else None
         if not step.cost or not isinstance(work, Mapping):
             continue
         for counter, bound in step.cost.items():
-            if counter not in work:
-                continue
-            reported = True
-            limit = bound["at_most"] if isinstance(bound, FrozenObject | dict) else bound
-            if work[counter] > limit:
-                return CostVerdict("fail", f"step {i}: {counter} = {work[counter]} > {limit}")
+            if counter in work:
+                yield i, counter, work[counter], bound["at_most"] if isinstance(bound, FrozenObject | dict) else bound
+
+
+def judge_cost(case: Case, observed: Sequence[Mapping[str, Any]]) -> CostVerdict:
+    if not case.has_cost_checks():
+        return CostVerdict("")
+    reported = False
+    for i, counter, measured, limit in cost_checks(case, observed):
+        reported = True
+        if measured > limit:
+            return CostVerdict("fail", f"step {i}: {counter} = {measured} > {limit}")
     return CostVerdict("ok" if reported else "n/a")
+
+
+def overruns(case: Case, observed: Sequence[Mapping[str, Any]]) -> dict[str, tuple[float, float]]:
+    """Per counter above its bound, the (measured, bound) of its largest overrun factor over the steps
+    (a bound of 0 exceeded is the largest)."""
+    worst: dict[str, tuple[float, float]] = {}
+    for _, counter, measured, limit in cost_checks(case, observed):
+        if measured > limit and (counter not in worst or exceeds(measured, limit, *worst[counter])):
+            worst[counter] = (measured, limit)
+    return worst
+
+
+def exceeds(measured: float, limit: float, other_measured: float, other_limit: float) -> bool:
+    """Whether measured/limit is above other_measured/other_limit (both overruns; a bound may be 0)."""
+    return Fraction(measured) * Fraction(other_limit) > Fraction(other_measured) * Fraction(limit)

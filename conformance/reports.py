@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,11 @@ def summary(outcomes: Sequence[Outcome]) -> dict[str, dict[str, int]]:
 
 
 def table(outcomes: Sequence[Outcome]) -> list[list[str]]:
-    rows = summary(outcomes)
+    return summary_table(summary(outcomes))
+
+
+def summary_table(rows: Mapping[str, Mapping[str, int]]) -> list[list[str]]:
+    """A :func:`summary` as a grid: a header row, then a row per area."""
     return [["area", *COLUMNS]] + [[a, *(str(r[c]) for c in COLUMNS)] for a, r in rows.items()]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from conformance.execute import Outcome
 from conformance.protocols import Handshake
@@ -17,5 +18,6 @@ class EngineRun:
     handshake: Handshake | None = None
     outcomes: Sequence[Outcome] = ()
     known: Mapping[str, str] = field(default_factory=dict)  # case ID -> the cause of its known failure
-    cost_causes: Mapping[str, str] = field(default_factory=dict)  # work counter -> why it exceeds its bound
+    #: work counter -> the causes known to make it exceed its bound, each with its factor (engines/cost_causes.py)
+    cost_causes: Mapping[str, Sequence[Mapping[str, Any]]] = field(default_factory=dict)
     problem: str = ""

@@ -4,14 +4,19 @@ case's outcome, written next to the results page (``docs/ENGINES.md``) from the 
 ``engines/results.json`` holds::
 
     {"generated": "<when>", "provenance": "<how the outcomes were obtained>",
-     "engines": [{"name": ..., "command": ..., "problem": "",
-                  "known": {case ID: cause}, "cost_causes": {counter: cause},
+     "engines": [{"name": ..., "command": ..., "problem": "", "run": "<when this engine ran>",
+                  "provenance": "<how this engine's outcomes were obtained>",
+                  "known": {case ID: cause}, "cost_causes": {counter: [{"factor", "cause"}, ...]},
                   "implementation": {handshake}, "summary": {...},
                   "results": [{"id", "area", "level", "status", "cost", "message",
-                               "step"?, "expected"?, "observed"?}, ...]}]}
+                               "step"?, "expected"?, "observed"?,
+                               "overrun"?: {counter: [measured, bound]}, "cost_causes"?: [...]}, ...]}]}
 
-``results`` is the suite's JSON report (:func:`conformance.reports.as_json`); the static
-site (``incspec site build``) draws its engine × case matrix from this file.
+``results`` is the suite's JSON report (:func:`conformance.reports.as_json`); a result above a cost
+bound also has, per counter above its bound, its worst step's measurement and bound (``overrun``)
+and the known causes explaining it (``cost_causes``, :mod:`engines.cost_causes`). The results page
+(``docs/ENGINES.md``) is written from this file alone, and the static site (``incspec site
+build``) draws its engine × case matrix from it.
 """
 
 from __future__ import annotations
@@ -22,25 +27,46 @@ from pathlib import Path
 from typing import Any
 
 from conformance import released_engines, reports
+from conformance.compare import overruns
+from engines import cost_causes
 from engines.engine_run import EngineRun
 
 RESULTS = released_engines.ENGINES / "results.json"
-PROVENANCE = "a run of incspec engines results (every shipped case on every engine)"
+PROVENANCE = "a run of incspec engines results (every shipped case)"
 
 
-def record(run: EngineRun, command: str) -> dict[str, Any]:
-    """One engine's entry: its report (handshake, summary, outcomes) and its known causes."""
+def record(run: EngineRun, command: str, when: str, provenance: str = PROVENANCE) -> dict[str, Any]:
+    """One engine's entry: its report (handshake, summary, outcomes), its known causes, and per
+    cost failure the overrun and the causes explaining it."""
     entry: dict[str, Any] = {"name": run.name, "command": command, "problem": run.problem,
+                             "run": when, "provenance": provenance,
                              "known": dict(run.known), "cost_causes": dict(run.cost_causes)}
     if run.handshake is not None:
         entry.update(reports.as_json(run.handshake, run.outcomes))
+        for result, outcome in zip(entry["results"], run.outcomes, strict=True):
+            if outcome.cost == "fail":
+                worst = overruns(outcome.case, outcome.observations)
+                result["overrun"] = {c: list(m) for c, m in worst.items()}
+                result["cost_causes"] = cost_causes.attribute(run.cost_causes, worst)
     return entry
 
 
 def data(runs: Sequence[EngineRun], commands: Mapping[str, str], when: str,
-         provenance: str = PROVENANCE) -> dict[str, Any]:
-    return {"generated": when, "provenance": provenance,
-            "engines": [record(run, commands.get(run.name, "")) for run in runs]}
+         provenance: str = PROVENANCE, kept: Mapping[str, Any] | None = None,
+         order: Sequence[str] = ()) -> dict[str, Any]:
+    """The results data of ``runs``; the engines of ``kept`` (an earlier file's content) that did not
+    run this time are kept as they were, with the time they ran. Engines in ``order``, then the rest."""
+    earlier: Mapping[str, Any] = kept or {"generated": "", "provenance": "", "engines": []}
+    entries = {e["name"]: {**e, "run": e.get("run") or earlier["generated"],
+                           "provenance": e.get("provenance") or earlier["provenance"]}
+               for e in earlier["engines"] if e["name"] not in {run.name for run in runs}}
+    overall = provenance if not entries else (
+        f"{provenance}, for {', '.join(run.name for run in runs)}; the other engines' entries are kept from "
+        "an earlier file, each with its own provenance and run")
+    entries.update({run.name: record(run, commands.get(run.name, ""), when, provenance) for run in runs})
+    rank = {name: i for i, name in enumerate(order)}
+    names = sorted(entries, key=lambda n: (rank.get(n, len(rank)), n))
+    return {"generated": when, "provenance": overall, "engines": [entries[n] for n in names]}
 
 
 def _line(value: Any) -> str:

@@ -2,10 +2,12 @@
 
 Per engine: its version, configuration and areas, the summary table, and its
 failures grouped by cause (the reason its expectations file gives a known
-failure; cost failures by the work counter, with the cause the file's
-``cost_causes`` gives), one example each. An engine that cannot be installed or
-started is listed with the reason. The page is written from an actual run; it is
-not part of CI (the engines are downloaded from npm and PyPI).
+failure; a cost failure by the known causes whose factors explain its measured
+overrun, ``engines/cost_causes.py``, or as not explained), one example each. An
+engine that cannot be installed or started is listed with the reason. The page is
+written from the results data (``engines/results.json``) alone; ``--engine NAME``
+runs only the engines named and keeps the others' entries as they last ran. Not
+part of CI (the engines are downloaded from npm and PyPI).
 """
 
 from __future__ import annotations
@@ -19,12 +21,15 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from conformance import released_engines, reports
 from conformance.adapters import Backend
 from conformance.adapters.subprocess_impl import ProtocolError, SubprocessImplementation
-from conformance.execute import Expectations, Outcome, execute
+from conformance.execute import Expectations, execute
 from conformance.loader import load_cases
+from conformance.protocols import Handshake
+from engines import cost_causes, results_data
 from engines.engine_run import EngineRun
 
 EXAMPLE_CHARS = 400
@@ -33,15 +38,23 @@ EXAMPLE_CHARS = 400
 @dataclass(frozen=True)
 class Cause:
     text: str
-    outcomes: tuple[Outcome, ...]
+    results: tuple[Mapping[str, Any], ...]  # the results data's entries, a case at most once
+    cost: bool = False  # a cause of cost overruns (its example is the overrun)
+
+    def example(self) -> str:
+        first = self.results[0]
+        if not self.cost:
+            return f"`{first['id']}`: {first['message']}"
+        worst = "; ".join(f"{c} = {m} > {b}" for c, (m, b) in first.get("overrun", {}).items())
+        return f"`{first['id']}`: at its worst step {worst}"
 
 
-def read_expectations(path: Path | None) -> tuple[Expectations | None, dict[str, str]]:
-    """The known failures and the cost causes (``{"cost_causes": {counter: cause}}``) of a file."""
+def read_expectations(path: Path | None) -> tuple[Expectations | None, dict[str, list[dict[str, Any]]]]:
+    """The known failures and the cost causes (:func:`engines.cost_causes.read`) of a file."""
     if path is None or not path.is_file():
         return None, {}
     raw = json.loads(path.read_text(encoding="utf-8"))
-    return Expectations.read(path), dict(raw.get("cost_causes", {}))
+    return Expectations.read(path), cost_causes.read(raw.get("cost_causes"))
 
 
 def run_engine(name: str, backend: Backend, expectations: Path | None,
@@ -62,63 +75,64 @@ def _shape(message: str) -> str:
     return re.sub(r"\d+|\{.*\}|\[.*\]", "…", message)[:160]
 
 
-COST_FAILURE = re.compile(r"step \d+: (\w+) = [\d.]+ > [\d.]+$")
-
-
-def causes(run: EngineRun) -> list[Cause]:
-    """The run's failures grouped by cause, largest group first."""
-    groups: dict[str, list[Outcome]] = {}
-    for o in run.outcomes:
-        if o.status == "xfail":
-            groups.setdefault(run.known.get(o.case.id, "known failure"), []).append(o)
-        elif o.status in ("fail", "errored"):
-            groups.setdefault(f"not listed ({o.status}): {_shape(o.message)}", []).append(o)
-        elif o.status == "xpass":
-            groups.setdefault("listed as a known failure, but passes: fixed?", []).append(o)
-        cost = COST_FAILURE.search(o.message) if o.cost == "fail" else None
-        if cost:
-            counter = cost.group(1)
-            groups.setdefault(run.cost_causes.get(counter, f"cost: {counter} above its bound"), []).append(o)
-    return sorted((Cause(t, tuple(os)) for t, os in groups.items()), key=lambda c: (-len(c.outcomes), c.text))
+def causes(entry: Mapping[str, Any]) -> list[Cause]:
+    """An engine's failures (its results data entry) grouped by cause, largest group first."""
+    known = entry.get("known", {})
+    groups: dict[tuple[str, bool], dict[str, Mapping[str, Any]]] = {}
+    for result in entry.get("results", []):
+        status = result["status"]
+        found = {"xfail": [known.get(result["id"], "known failure")],
+                 "fail": [f"not listed (fail): {_shape(result['message'])}"],
+                 "errored": [f"not listed (errored): {_shape(result['message'])}"],
+                 "xpass": ["listed as a known failure, but passes: fixed?"]}.get(status, [])
+        keys = [(t, False) for t in found] + [(t, True) for t in result.get("cost_causes", [])]
+        for key in keys:
+            groups.setdefault(key, {}).setdefault(result["id"], result)
+    return sorted((Cause(t, tuple(rs.values()), cost) for (t, cost), rs in groups.items()),
+                  key=lambda c: (-len(c.results), c.text))
 
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def engine_section(run: EngineRun, command: str) -> list[str]:
-    lines = [f"## {run.name}", ""]
-    if run.handshake is None:
-        return [*lines, f"Not run: {run.problem}", ""]
-    hs = run.handshake
-    lines += [f"- version: **{hs.version}** ({hs.language})",
-              f"- areas: {', '.join(hs.areas)}; features: {', '.join(hs.features) or '-'}",
-              *([f"- configuration: {reports.configuration_text(hs)}"] if hs.configuration else []),
-              f"- command: `{command}`", ""]
-    grid = reports.table(run.outcomes)
+def engine_section(entry: Mapping[str, Any]) -> list[str]:
+    lines = [f"## {entry['name']}", ""]
+    if "implementation" not in entry:
+        return [*lines, f"Not run: {entry['problem']}", ""]
+    hs = entry["implementation"]
+    configuration = reports.configuration_text(Handshake(**hs)) if hs.get("configuration") else ""
+    lines += [f"- version: **{hs['version']}** ({hs['language']})",
+              f"- areas: {', '.join(hs['areas'])}; features: {', '.join(hs['features']) or '-'}",
+              *([f"- configuration: {configuration}"] if configuration else []),
+              f"- command: `{entry['command']}`", f"- run: {entry['run']}", ""]
+    grid = reports.summary_table(entry["summary"])
     lines += ["| " + " | ".join(grid[0]) + " |", "|" + "---|" * len(grid[0])]
     lines += ["| " + " | ".join(row) + " |" for row in grid[1:]]
-    found = causes(run)
+    found = causes(entry)
     if not found:
         return [*lines, "", "No failures.", ""]
-    lines += ["", "Failures by cause (a case may fail its result and its cost bounds, so appear twice):", "",
+    lines += ["", "Failures by cause (a case may fail its result and its cost bounds, so appear under two; "
+              "a cost overrun appears under every known cause its factor needs):", "",
               "| cause | cases | example |", "|---|---|---|"]
     for cause in found:
-        example = cause.outcomes[0]
-        text = f"`{example.case.id}`: {example.message}"
+        text = cause.example()
         text = text if len(text) <= EXAMPLE_CHARS else text[:EXAMPLE_CHARS] + "…"
-        lines.append(f"| {_cell(cause.text)} | {len(cause.outcomes)} | {_cell(text)} |")
+        lines.append(f"| {_cell(cause.text)} | {len(cause.results)} | {_cell(text)} |")
     return [*lines, ""]
 
 
-def page(runs: Sequence[EngineRun], commands: Mapping[str, str], when: str) -> str:
+def page(content: Mapping[str, Any]) -> str:
+    """The results page of the results data ``content`` (:mod:`engines.results_data`)."""
     lines = ["# The suite against released engines", "",
-             f"Generated by `incspec engines results` on {when}. Each engine runs through its adapter "
+             f"Written by `incspec engines results` on {content['generated']} from `engines/results.json`; "
+             "each engine's section says when it ran. Each engine runs through its adapter "
              "in `engines/` (installed by `incspec engines install NAME`); its known failures, each with "
              "its cause and a minimal reproduction, are in the engine's folder, so a release fixing one "
-             "shows `xpass`.", ""]
-    for run in runs:
-        lines += engine_section(run, commands.get(run.name, ""))
+             "shows `xpass`. A cost overrun counts as explained only up to the factors its known causes "
+             "state (`cost_causes` in the engine's expectations file).", ""]
+    for entry in content["engines"]:
+        lines += engine_section(entry)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -149,7 +163,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=released_engines.ROOT / "docs" / "ENGINES.md")
     p.add_argument("--data", type=Path, default=released_engines.ENGINES / "results.json",
                    help="the results data, every case's outcome (the static site's engine matrix)")
-    p.add_argument("--engine", action="append", default=[], help="only this engine (repeatable)")
+    p.add_argument("--engine", action="append", default=[],
+                   help="run only this engine (repeatable); the others keep their entries in --data")
     p.add_argument("--install", action="store_true", help="install missing engines first (npm, pip)")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds per case")
     args = p.parse_args(argv)
@@ -157,9 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     runs = shipped_runs(names, args.install, args.timeout)
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     commands = {n: f"incspec conform --engine {n}" for n in names}
-    args.out.write_text(page(runs, commands, when), encoding="utf-8")
-    from engines import results_data  # it imports this module
-
-    results_data.write(args.data, results_data.data(runs, commands, when))
+    kept = results_data.read(args.data) if args.engine else None
+    content = results_data.data(runs, commands, when, kept=kept, order=list(released_engines.shipped()))
+    results_data.write(args.data, content)
+    args.out.write_text(page(content), encoding="utf-8")
     print(f"incspec engines results: wrote {args.out} and {args.data}", file=sys.stderr)
     return 0

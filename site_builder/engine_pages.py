@@ -120,9 +120,12 @@ def _failure(engine: dict[str, Any], result: dict[str, Any], case: CaseFile, pag
     cause = engine.get("known", {}).get(case.id)
     if cause:
         lines += [f"Cause: {literal(cause)}", ""]
-    if result.get("cost") == "fail":
-        costs = engine.get("cost_causes", {})
-        lines += [f"Cost: {literal(c)}" for c in costs.values()] + ([""] if costs else [])
+    if result.get("cost") == "fail":  # the causes explaining its overrun (engines/cost_causes.py)
+        overrun = result.get("overrun", {})
+        lines += [f"Cost: {counter} = {measured} against a bound of {bound}" for counter, (measured, bound)
+                  in overrun.items()]
+        lines += [f"Cost cause: {literal(c)}" for c in result.get("cost_causes", [])]
+        lines += [""] if overrun or result.get("cost_causes") else []
     if repro:
         lines += [f"Reproduction: [the minimal reproductions of this engine]({relative(page, repro)})", ""]
     return lines

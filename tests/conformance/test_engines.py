@@ -3,18 +3,22 @@ anything: the page is built from runs of the reference's mutants, whose faults a
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conformance import conform, released_engines
 from conformance.adapters.in_process import InProcess
-from conformance.cases_model import case_file_text
+from conformance.cases_model import Case, case_file_text
 from conformance.implementations import resolve
 from conformance.loader import load_cases
-from engines import results_page
+from conformance.protocols import CaseResult, Handshake
+from engines import cost_causes, results_data, results_page
 from engines.engine_run import EngineRun
 
 CASES = load_cases()
@@ -33,6 +37,7 @@ def test_every_shipped_engine_has_an_adapter_a_dependency_list_and_live_expectat
         stale = [e["id"] for e in raw["known_failures"] if e["id"] not in IDS]
         assert stale == [], f"{name}: known failures naming no case: {stale}"
         assert all(e["reason"].strip() for e in raw["known_failures"]), name
+        cost_causes.read(raw.get("cost_causes"))  # every cost cause states the factor it explains
 
 
 def test_an_engine_is_installed_into_its_cache_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -48,14 +53,23 @@ def test_an_engine_is_installed_into_its_cache_folder(tmp_path: Path, monkeypatc
     assert [c[1:3] for c in pip.install_commands()] == [["-m", "venv"], ["-m", "pip"]]
 
 
-def mutant_run(name: str, expectations: Path | None, tmp_path: Path) -> EngineRun:
-    reduce_cases = tmp_path / "cases"
-    if not reduce_cases.exists():
-        (reduce_cases / "reduce").mkdir(parents=True)
+def reduce_cases(tmp_path: Path) -> Path:
+    folder = tmp_path / "cases"
+    if not folder.exists():
+        (folder / "reduce").mkdir(parents=True)
         for case in CASES:
             if case.area == "reduce":
-                (reduce_cases / "reduce" / f"{case.id}.json").write_text(case_file_text(case.to_json()))
-    return results_page.run_engine(name, InProcess(resolve(f"mutant/{name}")), expectations, reduce_cases)
+                (folder / "reduce" / f"{case.id}.json").write_text(case_file_text(case.to_json()))
+    return folder
+
+
+def mutant_run(name: str, expectations: Path | None, tmp_path: Path) -> EngineRun:
+    return results_page.run_engine(name, InProcess(resolve(f"mutant/{name}")), expectations, reduce_cases(tmp_path))
+
+
+def entry(run: EngineRun) -> dict[str, Any]:
+    """The run as the results data holds it, which the page is written from."""
+    return results_data.record(run, f"incspec conform --impl mutant/{run.name}", "today")
 
 
 def failing(run: EngineRun) -> list[str]:
@@ -71,34 +85,82 @@ def test_the_page_groups_failures_by_their_cause_with_one_example(tmp_path: Path
     expectations = tmp_path / "known.json"
     expectations.write_text(json.dumps({
         "known_failures": [{"id": i, "reason": "keeps-emptied-keys: a key without values stays"} for i in listed]
-        + [{"id": passing, "reason": "once broken"}],
-        "cost_causes": {"reducer_calls": "calls twice"}}))
+        + [{"id": passing, "reason": "once broken"}]}))
     run = mutant_run("reduce-emptied-key-kept", expectations, tmp_path)
-    found = {c.text: c for c in results_page.causes(run)}
-    assert len(found["keeps-emptied-keys: a key without values stays"].outcomes) == len(listed)
-    assert [o.case.id for o in found["listed as a known failure, but passes: fixed?"].outcomes] == [passing]
-    assert [o.case.id for c in found.values() if c.text.startswith("not listed (fail)") for o in c.outcomes] == [unlisted]
-    page = results_page.page([run], {"reduce-emptied-key-kept": "incspec conform --impl mutant/x"}, "today")
+    found = {c.text: c for c in results_page.causes(entry(run))}
+    assert len(found["keeps-emptied-keys: a key without values stays"].results) == len(listed)
+    assert [r["id"] for r in found["listed as a known failure, but passes: fixed?"].results] == [passing]
+    assert [r["id"] for c in found.values() if c.text.startswith("not listed (fail)") for r in c.results] == [unlisted]
+    page = results_page.page(results_data.data([run], {"reduce-emptied-key-kept": "incspec conform --impl mutant/x"},
+                                               "today"))
     assert "## reduce-emptied-key-kept" in page and "| keeps-emptied-keys: a key without values stays | " in page
     assert f"`{listed[0]}`" in page  # one example per cause
     assert "| reduce | " in page and "incspec conform --impl mutant/x" in page
 
 
-def test_cost_failures_are_grouped_by_counter_with_the_stated_cause(tmp_path: Path) -> None:
-    expectations = tmp_path / "known.json"
-    expectations.write_text(json.dumps({"known_failures": [],
-                                        "cost_causes": {"reducer_calls": "recomputes every key"}}))
-    run = mutant_run("reduce-recompute-every-key", expectations, tmp_path)
-    found = {c.text: c for c in results_page.causes(run)}
-    assert "recomputes every key" in found
-    assert all(o.cost == "fail" for o in found["recomputes every key"].outcomes)
+@dataclasses.dataclass
+class Inflated:
+    """A fake engine: the reference, reporting ``factor`` times its reducer calls."""
+
+    factor: int
+    inner: InProcess = dataclasses.field(default_factory=lambda: InProcess(resolve("reference")))
+
+    def handshake(self) -> Handshake:
+        return dataclasses.replace(self.inner.handshake(), name=f"reference-x{self.factor}")
+
+    def run(self, cases: Sequence[Case]) -> Iterator[CaseResult]:
+        for result in self.inner.run(cases):
+            yield dataclasses.replace(result, observations=[self.inflate(o) for o in result.observations])
+
+    def inflate(self, observation: Any) -> Any:
+        if not isinstance(observation, dict) or "reducer_calls" not in observation.get("work", {}):
+            return observation
+        work = observation["work"]
+        return {**observation, "work": {**work, "reducer_calls": work["reducer_calls"] * self.factor}}
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+TWICE = {"factor": 2, "cause": "calls-twice"}
+THRICE = {"factor": 3, "cause": "replaces-whole"}
+
+
+def cost_groups(factor: int, causes: list[dict[str, Any]], tmp_path: Path) -> dict[str, int]:
+    """The cost causes of the fake engine's page, with their case counts."""
+    expectations = tmp_path / f"known-{factor}-{len(causes)}.json"
+    expectations.write_text(json.dumps({"known_failures": [], "cost_causes": {"reducer_calls": causes}}))
+    run = results_page.run_engine("fake", Inflated(factor), expectations, reduce_cases(tmp_path))
+    overruns = [r["overrun"]["reducer_calls"] for r in entry(run)["results"] if r["cost"] == "fail"]
+    assert overruns and max(m / b for m, b in overruns) == factor  # the fake's overrun is factor× at worst
+    return {c.text: len(c.results) for c in results_page.causes(entry(run)) if c.cost}
+
+
+def test_a_cost_overrun_is_explained_only_up_to_the_factors_of_its_known_causes(tmp_path: Path) -> None:
+    """Attribution by the measured factor: a 6× overrun is not add-called-twice's (2×), whatever its
+    counter; with a second known cause of 3×, both explain it; a 2× overrun needs only the first."""
+    beyond = cost_groups(6, [TWICE], tmp_path)
+    assert list(beyond) == ["not explained (cost): reducer_calls above the 2× its bound that known causes explain"]
+    both = cost_groups(6, [TWICE, THRICE], tmp_path)
+    assert set(both) == {"calls-twice [reducer_calls: 2×]", "replaces-whole [reducer_calls: 3×]"}
+    assert set(cost_groups(2, [TWICE, THRICE], tmp_path)) == {"calls-twice [reducer_calls: 2×]"}
+
+
+def test_the_attribution_reads_the_worst_factor_and_refuses_a_cause_without_one() -> None:
+    causes = {"reducer_calls": [TWICE, THRICE]}
+    assert cost_causes.attribute(causes, {"reducer_calls": (5, 2)}) == ["calls-twice [reducer_calls: 2×]",
+                                                                        "replaces-whole [reducer_calls: 3×]"]
+    assert cost_causes.attribute(causes, {"reducer_calls": (1, 0)})[0].startswith("not explained")  # a bound of 0
+    assert cost_causes.attribute(causes, {"keys_touched": (2, 1)})[0].startswith("not explained (cost): keys_touched")
+    with pytest.raises(ValueError, match="factor"):
+        cost_causes.read({"reducer_calls": [{"cause": "twice, by the counter's name alone"}]})
 
 
 def test_a_correct_engine_has_no_causes_and_an_absent_one_says_why(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     run = results_page.run_engine("reference", InProcess(resolve("reference")), None, None)
-    assert results_page.causes(run) == []
-    assert "No failures." in results_page.page([run], {}, "today")
+    assert results_page.causes(entry(run)) == []
+    assert "No failures." in results_page.page(results_data.data([run], {}, "today"))
     monkeypatch.setenv("INCSPEC_ENGINE_CACHE", str(tmp_path))
     absent = results_page.shipped_runs(["d2ts"], install=False, timeout=5)
     assert absent[0].problem == "not installed (incspec engines install d2ts)"
@@ -108,7 +170,7 @@ def test_a_correct_engine_has_no_causes_and_an_absent_one_says_why(tmp_path: Pat
 
     failed = results_page.shipped_runs(["d2ts"], install=True, timeout=5, install_one=broken)
     assert failed[0].problem.startswith("could not be installed")
-    assert "Not run: could not be installed" in results_page.page(failed, {}, "today")
+    assert "Not run: could not be installed" in results_page.page(results_data.data(failed, {}, "today"))
 
 
 def test_the_engines_command_lists_and_refuses_an_unknown_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -123,3 +185,25 @@ def test_the_engines_command_lists_and_refuses_an_unknown_engine(tmp_path: Path,
     assert cli.main(["install", "no-such-engine"]) == 2
     assert "unknown engine 'no-such-engine'" in capsys.readouterr().err
     assert cli.main([]) == 2
+
+
+def test_the_engine_readmes_counts_are_those_of_the_results_data() -> None:
+    """The counts the engines' READMEs give, against engines/results.json (a rerun changing them
+    fails here until the README says the new ones)."""
+    engines = {e["name"]: e for e in results_data.read()["engines"]}
+    d2ts = " ".join((released_engines.ENGINES / "d2ts" / "README.md").read_text(encoding="utf-8").split())
+    fixpoint, zset = engines["d2ts"]["summary"]["fixpoint"], engines["d2ts"]["summary"]["zset"]
+    runnable, listed = fixpoint["cases"] - fixpoint["unsupported"], fixpoint["xfail"]
+    assert f"`index-compaction` ({listed} of the {runnable} runnable cases)" in d2ts
+    assert f"{runnable - 1} of the {runnable} cases pass ({listed - 1} of the {listed} listed show `xpass`)" in d2ts
+    assert f"({zset['unsupported']} cases unsupported). All {zset['pass']} other zset cases pass." in d2ts
+    # skip-per-key: the largest overrun is the product of the stated factors, and the README's example
+    per_key = engines["skip-per-key"]
+    worst = max((r["overrun"]["reducer_calls"] for r in per_key["results"] if "overrun" in r),
+                key=lambda mb: mb[0] / mb[1] if mb[1] else float("inf"))
+    factors = [c["factor"] for c in per_key["cost_causes"]["reducer_calls"]]
+    assert worst[0] / worst[1] == factors[0] * factors[1]
+    skip = " ".join((released_engines.ENGINES / "skip" / "README.md").read_text(encoding="utf-8").split())
+    assert (f"is {worst[0]} times its bound of {worst[1]}, {worst[0] // worst[1] // factors[0]} times once halved"
+            in skip)
+    assert f"{factors[0]} for add-called-twice, {factors[1]} for array-replaced-whole" in skip

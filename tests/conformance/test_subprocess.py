@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from conformance import reports
 from conformance.adapters.subprocess_impl import SubprocessImplementation
 from conformance.execute import execute
 from conformance.loader import load_cases
 
 FIXTURES = Path(__file__).parent / "fixtures"
+ROOT = Path(__file__).resolve().parents[2]
 CASES = load_cases()
 NODE = shutil.which("node")
 
@@ -105,3 +107,17 @@ def test_an_implementation_that_does_not_start_is_a_clear_error(capsys: pytest.C
 
     status = main(["--impl-cmd", f"{sys.executable} -c 'import sys; sys.exit(1)'", "--no-progress"])
     assert status == 2 and "did not start" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed: the JavaScript fixture cannot run")
+def test_the_implementers_guide_shows_the_fixture_s_table_as_it_is() -> None:
+    """docs/implementers.md prints the JavaScript fixture's table: its counts are this run's, so a
+    new case cannot leave them stale."""
+    backend = SubprocessImplementation([str(NODE), str(FIXTURES / "node_engine.js")], timeout=20)
+    try:
+        hs, outcomes = execute(backend, CASES)
+    finally:
+        backend.close()
+    guide = (ROOT / "docs" / "implementers.md").read_text(encoding="utf-8")
+    table = reports.text(hs, outcomes).split("\n\n")[:2]
+    assert "\n\n".join(table) in guide
