@@ -4,7 +4,7 @@ Each folder of ``engines/`` holds an adapter (a program speaking the JSON-lines
 protocol), its dependency list (``package.json`` for npm, ``requirements.txt``
 for pip) and an ``engine.json`` naming how to run it::
 
-    {"install": "npm" | "pip",
+    {"install": "npm" | "pip", "python": "3.12" (pip only, optional: the least Python version),
      "runs": {"NAME": {"command": ["node", "{folder}/adapter.mjs", "--modules", "{cache}"],
                        "expectations": "expectations.json"}}}
 
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ class Engine:
     installer: str  # "npm" | "pip"
     command_template: tuple[str, ...]
     expectations: Path | None
+    python: tuple[int, int] | None = None  # the least Python version a pip engine's venv needs
 
     @property
     def cache(self) -> Path:
@@ -63,8 +65,33 @@ class Engine:
             return [["npm", "install", "--prefix", str(self.cache), "--no-audit", "--no-fund",
                      "--no-package-lock"]]
         python = str(self.cache / "bin" / "python")
-        return [[sys.executable, "-m", "venv", str(self.cache)],
+        return [[interpreter(self.python), "-m", "venv", str(self.cache)],
                 [python, "-m", "pip", "install", "--quiet", "-r", str(self.folder / "requirements.txt")]]
+
+
+def interpreter(least: tuple[int, int] | None) -> str:
+    """A Python interpreter of at least version ``least`` for an engine's virtual environment: this
+    one when it is recent enough, else ``$INCSPEC_ENGINE_PYTHON``, else the newest ``python3.N`` on
+    the PATH that runs (a pyenv shim of a version not selected does not), else one under ``pyenv
+    root``."""
+    if least is None or sys.version_info[:2] >= least:
+        return sys.executable
+    if os.environ.get("INCSPEC_ENGINE_PYTHON"):
+        return os.environ["INCSPEC_ENGINE_PYTHON"]
+    minors = range(least[1] + 20, least[1] - 1, -1)
+    for minor in minors:
+        found = shutil.which(f"python{least[0]}.{minor}")
+        if found and subprocess.run([found, "-c", ""], capture_output=True).returncode == 0:
+            return found
+    pyenv = shutil.which("pyenv")
+    if pyenv:
+        root = Path(subprocess.run([pyenv, "root"], capture_output=True, text=True).stdout.strip())
+        for minor in minors:
+            for candidate in sorted(root.glob(f"versions/{least[0]}.{minor}.*/bin/python{least[0]}.{minor}"),
+                                    reverse=True):
+                return str(candidate)
+    raise EngineNotInstalled(f"the engine needs Python {least[0]}.{least[1]} or later: none found "
+                             "(name one in INCSPEC_ENGINE_PYTHON)")
 
 
 def shipped() -> dict[str, Engine]:
@@ -74,8 +101,10 @@ def shipped() -> dict[str, Engine]:
         raw = json.loads(spec.read_text(encoding="utf-8"))
         for name, run in raw["runs"].items():
             expectations = run.get("expectations")
+            least = tuple(int(p) for p in raw["python"].split(".")) if "python" in raw else None
             found[name] = Engine(name, spec.parent, raw["install"], tuple(run["command"]),
-                                 spec.parent / expectations if expectations else None)
+                                 spec.parent / expectations if expectations else None,
+                                 (least[0], least[1]) if least else None)
     return found
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import subprocess
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ IDS = {c.id for c in CASES}
 
 def test_every_shipped_engine_has_an_adapter_a_dependency_list_and_live_expectations() -> None:
     shipped = released_engines.shipped()
-    assert {"skip", "skip-per-key", "d2ts", "pathway", "pathway-custom"} <= set(shipped)
+    assert {"skip", "skip-per-key", "d2ts", "pathway", "pathway-custom", "pydbsp"} <= set(shipped)
     for name, engine in shipped.items():
         deps = "package.json" if engine.installer == "npm" else "requirements.txt"
         assert (engine.folder / deps).is_file(), name
@@ -51,6 +52,21 @@ def test_an_engine_is_installed_into_its_cache_folder(tmp_path: Path, monkeypatc
     assert conform.main(["--engine", "skip", "--no-progress"]) == 2
     pip = released_engines.shipped()["pathway"]
     assert [c[1:3] for c in pip.install_commands()] == [["-m", "venv"], ["-m", "pip"]]
+
+
+def test_a_pip_engine_needing_a_newer_python_gets_its_environment_from_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    engine = released_engines.shipped()["pydbsp"]
+    assert engine.python == (3, 12) and released_engines.shipped()["pathway"].python is None
+    assert released_engines.interpreter(None) == sys.executable
+    assert released_engines.interpreter(sys.version_info[:2]) == sys.executable  # recent enough: this one
+    newer = (sys.version_info[0], sys.version_info[1] + 1)
+    monkeypatch.setenv("INCSPEC_ENGINE_PYTHON", str(tmp_path / "python-newer"))
+    assert released_engines.interpreter(newer) == str(tmp_path / "python-newer")
+    monkeypatch.delenv("INCSPEC_ENGINE_PYTHON")
+    monkeypatch.setenv("PATH", str(tmp_path))  # nothing on the PATH, no pyenv
+    with pytest.raises(released_engines.EngineNotInstalled, match="INCSPEC_ENGINE_PYTHON"):
+        released_engines.interpreter(newer)
 
 
 def reduce_cases(tmp_path: Path) -> Path:
@@ -197,6 +213,13 @@ def test_the_engine_readmes_counts_are_those_of_the_results_data() -> None:
     assert f"`index-compaction` ({listed} of the {runnable} runnable cases)" in d2ts
     assert f"{runnable - 1} of the {runnable} cases pass ({listed - 1} of the {listed} listed show `xpass`)" in d2ts
     assert f"({zset['unsupported']} cases unsupported). All {zset['pass']} other zset cases pass." in d2ts
+    pydbsp = " ".join((released_engines.ENGINES / "pydbsp" / "README.md").read_text(encoding="utf-8").split())
+    summary = engines["pydbsp"]["summary"]
+    assert (f"every runnable zset ({summary['zset']['pass']}) and fixpoint ({summary['fixpoint']['pass']}) "
+            "case passes") in pydbsp
+    assert summary["total"]["fail"] == summary["total"]["errored"] == summary["total"]["xfail"] == 0
+    assert f"`nested-iterate` ({summary['zset']['unsupported']} zset case, unsupported)" in pydbsp
+    assert f"`ranks` ({summary['fixpoint']['unsupported']} fixpoint cases, unsupported)" in pydbsp
     # skip-per-key: the largest overrun is the product of the stated factors, and the README's example
     per_key = engines["skip-per-key"]
     worst = max((r["overrun"]["reducer_calls"] for r in per_key["results"] if "overrun" in r),
