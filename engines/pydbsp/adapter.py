@@ -4,23 +4,25 @@ JSON-lines protocol.
     .engines/pydbsp/bin/python engines/pydbsp/adapter.py
 
 It runs in pydbsp's own virtual environment (Python 3.12 or later) and imports nothing of the
-project. Every case is one pydbsp circuit on pydbsp's 2-D time lattice (``dbsp_time(2)``: axis 0
-the versions, axis 1 the iterations), evaluated by pydbsp's ``Evaluator``; each step pushes the
-inputs' deltas at outer tick ``t`` and reads the output at ``(t, 0)``. Elements are the canonical
-JSON of the suite's values (sorted object keys, 1.0 written 1), so true and 1 stay apart.
+project. Every case is one pydbsp circuit on pydbsp's time lattice (``dbsp_time(2)``: axis 0 the
+versions, axis 1 the iterations; ``dbsp_time(3)`` when an ``iterate`` nests in another's body),
+evaluated by pydbsp's ``Evaluator``; each step pushes the inputs' deltas at outer tick ``t`` and
+reads the output at ``(t, 0…)``. Elements are the canonical JSON of the suite's values (sorted
+object keys, 1.0 written 1), so true and 1 stay apart.
 
-* zset: the program's nodes as pydbsp's operators, each input lifted into the 2-D lattice by
-  ``LiftStreamIntroduction``: map ``LiftLiftProject``, filter ``LiftLiftSelect``, plus ``Lift2``
-  of ``ZSetAddition.add``, negate ``Lift1`` of ``ZSetAddition.neg``, join
-  ``IndexedDeltaLiftedDeltaLiftedJoin`` over ``LiftIndex`` by the pair's key, distinct
-  ``DeltaLiftedDeltaLiftedDistinct``, reduce ``DeltaLiftedDeltaLiftedGroupBy``. pydbsp's recursion
-  is driven by its caller (its reachability and Datalog bodies take the loop's state as a 2-D
-  ``Input`` that the caller pushes back, as its own tests and ``Evaluator.saturate_inner`` do):
-  an ``iterate`` is a 2-D ``Input`` for its variable, pushed at ``(t, n)`` with the doubly
-  differentiated X_n from the body's output at ``(t, n - 1)``, until X_{n+1} = X_n and the depth
-  of every earlier version is passed; its value downstream is a second ``Input`` pushed at
-  ``(t, 0)`` with the version's change of the fixpoint. An ``iterate`` nested in a body would
-  need a third axis: the feature ``nested-iterate`` is not declared.
+* zset: the program's nodes as pydbsp's operators, each input lifted into the lattice by
+  ``LiftStreamIntroduction`` (and ``CoreTimeAxisIntroduction(axis=2)``): map ``LiftLiftProject``,
+  filter ``LiftLiftSelect``, plus ``Lift2`` of ``ZSetAddition.add``, negate ``Lift1`` of
+  ``ZSetAddition.neg``, join ``IndexedDeltaLiftedDeltaLiftedJoin`` over ``LiftIndex`` by the pair's
+  key, distinct ``DeltaLiftedDeltaLiftedDistinct``, reduce ``DeltaLiftedDeltaLiftedGroupBy``; on
+  three axes join and distinct are pydbsp's ``DeltaLiftedDeltaLiftedDeltaLifted…`` (its stratified
+  Datalog's), and reduce is unsupported (no 3-axis group-by). pydbsp's recursion is driven by its
+  caller (its reachability and Datalog bodies take the loop's state as an ``Input`` that the caller
+  pushes back, as its own tests and ``Evaluator.saturate_inner`` do): an ``iterate`` is an
+  ``Input`` for its variable, pushed at ``(c, n)`` (``c`` the enclosing cell, ``(t,)`` at the top)
+  with X_n differentiated on every axis, from the body's output at ``(c, n - 1)``, until
+  X_{n+1} = X_n and the depth of every cell before ``c`` is passed; its value downstream is a
+  second ``Input`` pushed at ``c`` with the fixpoint's change there.
 * fixpoint: the live set by pydbsp's ``IndexedIncrementalReachabilityBody`` (transitive closure
   over edges), driven as pydbsp's streaming tests drive it; each root ``r`` enters as an edge from
   a source node of its own, and the live set is what that node reaches. The adapter applies set
@@ -38,6 +40,10 @@ from typing import Any, TypeAlias
 from pydbsp.circuit import Circuit
 from pydbsp.compute import ComputeCtx
 from pydbsp.core import Antichain, dbsp_time
+from pydbsp.datalog_stratified import (
+    DeltaLiftedDeltaLiftedDeltaLiftedDistinct,
+    DeltaLiftedDeltaLiftedDeltaLiftedJoin,
+)
 from pydbsp.evaluate import Evaluator
 from pydbsp.indexed_relational_operators import (
     DeltaLiftedDeltaLiftedGroupBy,
@@ -46,7 +52,7 @@ from pydbsp.indexed_relational_operators import (
     LiftIndex,
 )
 from pydbsp.indexed_zset import IndexedZSetAddition
-from pydbsp.operator import Input, Lift1, Lift2, LiftStreamIntroduction
+from pydbsp.operator import CoreTimeAxisIntroduction, Input, Lift1, Lift2, LiftStreamIntroduction
 from pydbsp.progress import NodeId, Time
 from pydbsp.relational_operators import (
     DeltaLiftedDeltaLiftedDistinct,
@@ -148,25 +154,49 @@ def aggregate_of(agg: Callable[[list[tuple[Any, int]]], int]) -> Callable[[Itera
     return lambda items: agg([(pair(json.loads(r))[1], w) for r, w in items])
 
 
-class Iterate:
-    """An ``iterate`` node: its variable's 2-D input, the body's output node, the seed's node, and the
-    input carrying the fixpoint's change downstream."""
+Cell = tuple[int, ...]
 
-    def __init__(self, var: NodeId, out: NodeId) -> None:
-        self.var, self.out = var, out
+
+def nesting(node: Any) -> int:
+    """How deep ``iterate`` nodes nest in ``node`` (0: none)."""
+    if not isinstance(node, dict):
+        return 0
+    below = max((nesting(node.get(f)) for f in ("arg", "left", "right", "seed")), default=0)
+    return max(below, 1 + nesting(node.get("body"))) if node.get("op") == "iterate" else max(
+        below, nesting(node.get("body")))
+
+
+def below(a: Cell, b: Cell) -> bool:
+    """``a`` strictly before ``b`` in the product order."""
+    return a != b and all(x <= y for x, y in zip(a, b, strict=True))
+
+
+class Iterate:
+    """An ``iterate`` node on axis ``axis``: its variable's input, the body's output node, the seed's
+    node, the input carrying the fixpoint's change downstream, and the iterates directly in its body."""
+
+    def __init__(self, axis: int, var: NodeId, out: NodeId) -> None:
+        self.axis, self.var, self.out = axis, var, out
         self.seed: NodeId = -1
         self.body: NodeId = -1
-        self.dx: dict[int, Z] = {}  # n -> X_n - X_{n-1} at the last version (its running sum over versions)
-        self.depth = -1  # the deepest n pushed at any version
+        self.children: list[Iterate] = []
+        self.pushed: dict[Cell, Z] = {}  # (enclosing cell c, n) -> the push at (c, n)
+        self.depth: dict[Cell, int] = {}  # enclosing cell -> the last n pushed there
 
 
 class Program:
-    """The suite's zset program as one pydbsp circuit."""
+    """The suite's zset program as one pydbsp circuit, on ``dbsp_time(axes)``: axis 0 the versions,
+    one more axis per level of ``iterate`` nesting (at least 2: pydbsp's incremental join, distinct
+    and group-by are 2-axis; 3-axis join and distinct come with its stratified Datalog)."""
 
     def __init__(self, program: Any) -> None:
-        self.e = evaluator()
         if not isinstance(program, dict) or not isinstance(program.get("inputs"), list):
             raise Refused("malformed-input", "a program is {inputs, output}")
+        self.axes = max(2, 1 + nesting(program.get("output")))
+        if self.axes > 3:
+            raise Refused("unsupported", "iterates nested three deep: pydbsp has no 4-axis join or distinct")
+        self.e = Evaluator[Time](circuit=Circuit[Time](), storage=DictStorage(),
+                                 ctx=ComputeCtx(lattice=dbsp_time(self.axes)), group=GROUP)
         self.max_iterations = program.get("max_iterations", 100)
         if not isinstance(self.max_iterations, int) or isinstance(self.max_iterations, bool):
             raise Refused("malformed-input", "max_iterations")
@@ -176,19 +206,33 @@ class Program:
             if not isinstance(name, str) or name in self.inputs:
                 raise Refused("malformed-input", f"input {canon(name)}")
             self.inputs[name] = input_1d(self.e)
-            self.lifted[name] = LiftStreamIntroduction[Z](group=GROUP).connect(self.e.circuit, (self.inputs[name],))
-        self.iterates: list[Iterate] = []  # in evaluation order: an iterate after those it reads
-        self.output = self.compile(program.get("output"), {})
+            node = LiftStreamIntroduction[Z](group=GROUP).connect(self.e.circuit, (self.inputs[name],))
+            for axis in range(2, self.axes):
+                node = CoreTimeAxisIntroduction[Z](axis=axis, group=GROUP).connect(self.e.circuit, (node,))
+            self.lifted[name] = node
+        self.iterates: list[Iterate] = []  # the outermost, in evaluation order (an iterate after those it reads)
+        self.output = self.compile(program.get("output"), {}, self.iterates)
         self.version = 0
 
-    def compile(self, node: Any, scope: dict[str, Iterate]) -> NodeId:
+    def input_nd(self) -> NodeId:
+        return Input[Z](frontier=Antichain(dbsp_time(self.axes))).connect(self.e.circuit, ())
+
+    def every_iterate(self) -> list[Iterate]:
+        found, todo = [], list(self.iterates)
+        while todo:
+            it = todo.pop()
+            found.append(it)
+            todo.extend(it.children)
+        return found
+
+    def compile(self, node: Any, scope: dict[str, Iterate], siblings: list[Iterate]) -> NodeId:
         c = self.e.circuit
         if not isinstance(node, dict):
             raise Refused("malformed-input", "a node is an object")
         op = node.get("op")
 
         def arg(field: str = "arg") -> NodeId:
-            return self.compile(node.get(field), scope)
+            return self.compile(node.get(field), scope, siblings)
 
         if op == "input":
             if node.get("name") not in self.lifted:
@@ -210,20 +254,28 @@ class Program:
         if op == "negate":
             return Lift1[Z, Z](f=GROUP.neg).connect(c, (arg(),))
         if op == "distinct":
+            if self.axes == 3:
+                return DeltaLiftedDeltaLiftedDeltaLiftedDistinct[str](inner_group=GROUP).connect(c, (arg(),))
             return DeltaLiftedDeltaLiftedDistinct[str](inner_group=GROUP).connect(c, (arg(),))
         if op == "join":
             left, right = arg("left"), arg("right")
-            indexed = IndexedZSetAddition[str, str](GROUP, key_of)
-            a = LiftIndex[str, str](indexer=key_of).connect(c, (left,))
-            b = LiftIndex[str, str](indexer=key_of).connect(c, (right,))
 
             def joined(k: str, x: str, y: str) -> str:
                 return canon([json.loads(k), [json.loads(x)[1], json.loads(y)[1]]])
 
+            if self.axes == 3:
+                return DeltaLiftedDeltaLiftedDeltaLiftedJoin[str, str, str](
+                    pred=lambda x, y: key_of(x) == key_of(y), proj=lambda x, y: joined(key_of(x), x, y),
+                    group_a=GROUP, group_b=GROUP, out_group=GROUP).connect(c, (left, right))
+            indexed = IndexedZSetAddition[str, str](GROUP, key_of)
+            a = LiftIndex[str, str](indexer=key_of).connect(c, (left,))
+            b = LiftIndex[str, str](indexer=key_of).connect(c, (right,))
             return IndexedDeltaLiftedDeltaLiftedJoin[str, str, str, str](
                 proj=joined, group_a=indexed, group_b=indexed, out_group=GROUP).connect(c, (a, b))
         if op == "reduce":
             agg = named(AGGREGATES, node.get("agg"), "aggregate")
+            if self.axes == 3:
+                raise Refused("unsupported", "reduce beside a nested iterate: pydbsp has no 3-axis group-by")
             indexed_arg = LiftIndex[str, str](indexer=key_of).connect(c, (arg(),))
             grouped = DeltaLiftedDeltaLiftedGroupBy[str, str, int](
                 aggregate=aggregate_of(agg), group=IndexedZSetAddition[str, str](GROUP, key_of),
@@ -231,23 +283,24 @@ class Program:
             return LiftLiftProject[tuple[str, int], str](f=lambda kc: canon([json.loads(kc[0]), kc[1]])).connect(
                 c, (grouped,))
         if op == "iterate":
-            if scope:
-                raise Refused("unsupported", "an iterate nested in a body (a third time axis)")
             var = node.get("var")
             if not isinstance(var, str):
                 raise Refused("malformed-input", "iterate's var")
-            it = Iterate(input_2d(self.e), input_2d(self.e))
-            it.seed = self.compile(node.get("seed"), scope)
-            it.body = self.compile(node.get("body"), {**scope, var: it})
-            self.iterates.append(it)
+            it = Iterate(1 + len(scope), self.input_nd(), self.input_nd())
+            it.seed = self.compile(node.get("seed"), scope, siblings)
+            it.body = self.compile(node.get("body"), {**scope, var: it}, it.children)
+            siblings.append(it)
             return it.out
         raise Refused("malformed-input", f"unknown node {canon(op)}")
+
+    def cell(self, *coordinates: int) -> Cell:
+        return coordinates + (0,) * (self.axes - len(coordinates))
 
     def step(self, inputs: Any) -> list[list[Any]]:
         if not isinstance(inputs, dict) or any(name not in self.inputs for name in inputs):
             raise Refused("malformed-input", "inputs")
         t = self.version
-        saved = [(it.dx, it.depth) for it in self.iterates]
+        saved = [(it, dict(it.pushed), dict(it.depth)) for it in self.every_iterate()]
         try:
             out = self.run_version(t, inputs)
         except Refused:
@@ -256,8 +309,8 @@ class Program:
             for node in range(len(self.e.circuit.progress_rules)):
                 for cell in [c for c in self.e.storage.times(node) if c[0] == t]:
                     self.e.storage.evict(node, cell)
-            for it, (dx, depth) in zip(self.iterates, saved, strict=True):
-                it.dx, it.depth = dx, depth
+            for it, pushed, depth in saved:
+                it.pushed, it.depth = pushed, depth
             raise
         self.version += 1
         return out
@@ -270,34 +323,43 @@ class Program:
                 rows[s] = rows.get(s, 0) + int(weight)
             self.e.push(node, ZSet({s: w for s, w in rows.items() if w != 0}), t=(t,))
         for it in self.iterates:
-            self.saturate(it, t)
-        out: Z = self.e.read(self.output, (t, 0))
+            self.saturate(it, (t,))
+        out: Z = self.e.read(self.output, self.cell(t))
         return [[json.loads(s), w] for s, w in out.items() if w != 0]
 
-    def saturate(self, it: Iterate, t: int) -> None:
-        """Drive one iterate at version t: push d²X(t, n), read d²Y(t, n) = the body's output, until
-        X_{n+1} = X_n (n + 1 body evaluations at most max_iterations) and n passes every earlier depth."""
-        dseed: Z = self.e.read(it.seed, (t, 0))
-        change = GROUP.identity()  # X*(t) - X*(t - 1): the sum of the version's pushes
+    def saturate(self, it: Iterate, c: Cell) -> None:
+        """Drive ``it`` at its enclosing cell ``c`` (one coordinate per axis below ``it.axis``): push
+        the var's X_n at ``(c, n)`` (differentiated on every axis), read the body's Y_n at ``(c, n)``,
+        until X_{n+1} = X_n (n + 1 body evaluations at most max_iterations) and n passes the depth
+        of every cell before ``c``; then push the fixpoint's change at ``c`` into ``it.out``."""
+        dseed: Z = self.e.read(it.seed, self.cell(*c))
+        prior = max((d for e, d in it.depth.items() if below(e, c)), default=-1)
+        change = GROUP.identity()  # the sum of the pushes at c: the fixpoint's change there
         pushed = dseed
         n = 0
-        converged_at: int | None = None
+        converged = False
         while True:
-            self.e.push(it.var, pushed, t=(t, n))
+            self.e.push(it.var, pushed, t=self.cell(*c, n))
+            it.pushed[(*c, n)] = pushed
             change = GROUP.add(change, pushed)
-            it.dx = {**it.dx, n: GROUP.add(it.dx.get(n, GROUP.identity()), pushed)}
-            if converged_at is not None and n > it.depth:
+            if converged and n > prior:
                 break
-            d2y: Z = self.e.read(it.body, (t, n))
+            for child in it.children:
+                self.saturate(child, (*c, n))
+            d2y: Z = self.e.read(it.body, self.cell(*c, n))
             pushed = GROUP.add(d2y, GROUP.neg(dseed)) if n == 0 else d2y
-            # X_{n+1} - X_n at version t: its value at t - 1 plus this version's push
-            if converged_at is None and GROUP.add(it.dx.get(n + 1, GROUP.identity()), pushed).is_identity():
-                converged_at = n
-            if converged_at is None and n + 1 >= self.max_iterations:
-                raise Refused("no-fixpoint", f"no fixpoint within {self.max_iterations} iterations")
+            if not converged:
+                # X_{n+1} - X_n at c: the pushes at (e, n + 1) for the cells e before c, and this one
+                step = pushed
+                for (*e, m), z in it.pushed.items():
+                    if m == n + 1 and below(tuple(e), c):
+                        step = GROUP.add(step, z)
+                converged = step.is_identity()
+                if not converged and n + 1 >= self.max_iterations:
+                    raise Refused("no-fixpoint", f"no fixpoint within {self.max_iterations} iterations")
             n += 1
-        it.depth = max(it.depth, n)
-        self.e.push(it.out, change, t=(t, 0))
+        it.depth[c] = n
+        self.e.push(it.out, change, t=self.cell(*c))
 
 
 # --- fixpoint ----------------------------------------------------------------------------------------
@@ -418,8 +480,8 @@ def main() -> int:
         if message["cmd"] == "start":
             reply: dict[str, Any] = {"implementation": {
                 "name": "pydbsp", "version": importlib.metadata.version("pydbsp"), "language": "python",
-                "areas": ["zset", "fixpoint"], "features": ["iterate"],
-                "configuration": {"lattice": "dbsp_time(2)", "fixpoint": "IndexedIncrementalReachabilityBody"}}}
+                "areas": ["zset", "fixpoint"], "features": ["iterate", "nested-iterate"],
+                "configuration": {"lattice": "dbsp_time(2), dbsp_time(3) for a nested iterate", "fixpoint": "IndexedIncrementalReachabilityBody"}}}
         elif message["cmd"] == "run":
             reply = {"seq": message["seq"], **run_case(message["case"])}
         else:
