@@ -20,7 +20,8 @@ is ``distinct(map snd (join (filter fst_even A) B))`` (one row of A changes per 
 ``zset-iter`` is reachability as an ``iterate`` over n nodes and about 2n edges, one edge
 inserted or deleted per version, timed after 1,000 such versions: where a version's iterations
 stop is read from the iterations each loop reached (DD-DEC-PERSISTENT-LOOPS), not from every
-time of its traces, which grow with the versions.
+time of its traces, which grow with the versions. Its recomputation, the standard semantics
+joining the whole collections at every iteration, takes minutes at 10^5 (about 25 iterations).
 """
 
 from __future__ import annotations
