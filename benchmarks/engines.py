@@ -29,7 +29,7 @@ from typing import Any, Protocol
 import pandas as pd
 
 from benchmarks.stepped_view import SteppedView
-from benchmarks.workloads import GraphChange, GraphWorkload, ReduceWorkload
+from benchmarks.workloads import REACH_PROGRAM, GraphChange, GraphWorkload, ReduceWorkload
 from reference.algebra import Multiset
 from reference.fixpoint.general_pattern import live_set
 from reference.fixpoint.managed import Change, ManagedFixpoint
@@ -303,19 +303,6 @@ class SparkReachRecompute:
 
     def stored(self) -> dict[str, float]:
         return {"edges": float(self.edges.current().count()), "live": float(self.live.count())}
-
-
-#: Reachability in the Z-set dataflow language: X = distinct(roots + succ(X)).
-REACH_PROGRAM: dict[str, Any] = {
-    "inputs": ["roots", "edges"],
-    "max_iterations": 100_000,
-    "output": {"op": "iterate", "var": "X", "seed": {"op": "input", "name": "roots"},
-               "body": {"op": "distinct", "arg": {
-                   "op": "plus", "left": {"op": "input", "name": "roots"},
-                   "right": {"op": "map", "fn": "snd", "arg": {"op": "map", "fn": "snd", "arg": {
-                       "op": "join", "left": {"op": "map", "fn": "dup", "arg": {"op": "var", "name": "X"}},
-                       "right": {"op": "input", "name": "edges"}}}}}}},
-}
 
 
 def zset_edges(df: Any, weight: int) -> Any:

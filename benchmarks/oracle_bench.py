@@ -10,13 +10,18 @@ value replaced under one key; one row changed) and of the recomputation it repla
 checked against the other, and what the structure stores after the run, checked against
 the data the benchmark generated (fixpoint: the nodes and edges of the graph, n nodes and
 about 4n edges from 3 roots, and the live set; reduce: the keys; zset, zset-join: the rows of
-each input).
+each input; zset-iter: the edges, the live set and the iterations the loop reached).
 
 Every state is persistent, so an update writes only what it touches and its ratio to the
 recomputation grows with the size: the fixpoint's (FIX-DEC-PERSISTENT-STATE), the reduce
 collection and view (SKIP-DEC-PERSISTENT-VIEW), the Z-set traces, arranged by key for join,
 distinct and reduce (DD-DEC-PERSISTENT-TRACES). ``zset`` is a ``reduce count``; ``zset-join``
-is ``distinct(map snd (join (filter fst_even A) B))`` (one row of A changes per version).
+is ``distinct(map snd (join (filter fst_even A) B))`` (one row of A changes per version);
+``zset-iter`` is reachability as an ``iterate`` over n nodes and about 2n edges, one edge
+inserted or deleted per version, timed after 1,000 such versions: where a version's iterations
+stop is read from the iterations each loop reached (DD-DEC-PERSISTENT-LOOPS), not from every
+time of its traces, which grow with the versions. Its recomputation, the standard semantics
+joining the whole collections at every iteration, takes minutes at 10^5 (about 25 iterations).
 """
 
 from __future__ import annotations
@@ -27,12 +32,14 @@ import statistics
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
+from benchmarks.workloads import REACH_PROGRAM
 from reference.algebra.multiset import Multiset
 from reference.algebra.persistent import PMap
 from reference.algebra.zset import ZSet
 from reference.differential.dataflow import (
+    DifferentialState,
     Program,
     initial_state,
     program_from_json,
@@ -49,14 +56,27 @@ def timed(f: Callable[..., Any], *args: Any) -> tuple[float, Any]:
     return time.perf_counter() - start, out
 
 
-def bfs(roots: Sequence[int], fwd: dict[int, set[int]]) -> frozenset[int]:
-    seen, queue = set(roots), deque(roots)
+def distances(roots: Sequence[int], fwd: dict[int, set[int]]) -> dict[int, int]:
+    """Each node reachable from ``roots``, with its distance from them (breadth first)."""
+    dist, queue = dict.fromkeys(roots, 0), deque(roots)
     while queue:
-        for y in fwd.get(queue.popleft(), ()):
-            if y not in seen:
-                seen.add(y)
+        x = queue.popleft()
+        for y in fwd.get(x, ()):
+            if y not in dist:
+                dist[y] = dist[x] + 1
                 queue.append(y)
-    return frozenset(seen)
+    return dist
+
+
+def bfs(roots: Sequence[int], fwd: dict[int, set[int]]) -> frozenset[int]:
+    return frozenset(distances(roots, fwd))
+
+
+def successors(edges: Sequence[tuple[int, int]]) -> dict[int, set[int]]:
+    fwd: dict[int, set[int]] = {}
+    for u, v in edges:
+        fwd.setdefault(u, set()).add(v)
+    return fwd
 
 
 Result = tuple[float, float, str]  # median update, median recomputation, what is stored
@@ -67,9 +87,7 @@ def fixpoint(n: int, reps: int, rng: random.Random) -> Result:
     roots = [0, 1, 2]
     fx, _ = ManagedFixpoint.make(roots, edges)
     nodes = {x for e in edges for x in e} | set(roots)
-    fwd: dict[int, set[int]] = {}
-    for u, v in edges:
-        fwd.setdefault(u, set()).add(v)
+    fwd = successors(edges)
     inc, full = [], []
     for _ in range(reps):
         e = edges[rng.randrange(len(edges))]
@@ -114,13 +132,26 @@ def reduce_view(n: int, reps: int, rng: random.Random) -> Result:
     return statistics.median(inc), statistics.median(full), f"keys={len(view)}"
 
 
+class ZSetRun(NamedTuple):
+    update: float  # median step
+    recompute: float  # median recomputation
+    collections: dict[str, ZSet]  # the inputs at the last version
+    state: DifferentialState  # the state after it
+    output: ZSet  # the output at it
+
+
 def _zset_run(program: Program, first: dict[str, ZSet], deltas: Callable[[int], dict[str, ZSet]],
-              reps: int) -> tuple[float, float, dict[str, ZSet]]:
-    """Load ``first``, then ``reps`` one-row versions: median step against median recomputation."""
+              reps: int, replay: int = 0) -> ZSetRun:
+    """Load ``first``, replay the versions ``deltas(0 .. replay - 1)`` (untimed), then ``reps``
+    one-row versions: median step against median recomputation."""
     state, previous = step(program, initial_state(), first)
     collections = dict(first)
+    for i in range(replay):
+        state, out = step(program, state, deltas(i))
+        collections = {name: c + deltas(i).get(name, ZSet.zero()) for name, c in collections.items()}
+        previous = previous + out
     inc, full = [], []
-    for i in range(reps):
+    for i in range(replay, replay + reps):
         d = deltas(i)
         t, (state, out) = timed(step, program, state, d)
         collections = {name: c + d.get(name, ZSet.zero()) for name, c in collections.items()}
@@ -129,18 +160,17 @@ def _zset_run(program: Program, first: dict[str, ZSet], deltas: Callable[[int], 
         previous = now
         inc.append(t)
         full.append(s)
-    return statistics.median(inc), statistics.median(full), collections
+    return ZSetRun(statistics.median(inc), statistics.median(full), collections, state, previous)
 
 
 def zset_step(n: int, reps: int, rng: random.Random) -> Result:
     program = program_from_json({"inputs": ["A"], "output": {
         "op": "reduce", "agg": "count", "arg": {"op": "input", "name": "A"}}})
     first = {"A": ZSet.from_pairs([((rng.randrange(n // 4 + 1), i), 1) for i in range(n)])}
-    t, s, collections = _zset_run(
-        program, first, lambda i: {"A": ZSet({(rng.randrange(n // 4 + 1), n + i): 1})}, reps)
-    rows = len(collections["A"].support())
+    run = _zset_run(program, first, lambda i: {"A": ZSet({(rng.randrange(n // 4 + 1), n + i): 1})}, reps)
+    rows = len(run.collections["A"].support())
     assert rows == n + reps  # every row is distinct: (key, serial number)
-    return t, s, f"rows={rows}"
+    return run.update, run.recompute, f"rows={rows}"
 
 
 def zset_join(n: int, reps: int, rng: random.Random) -> Result:
@@ -153,15 +183,45 @@ def zset_join(n: int, reps: int, rng: random.Random) -> Result:
     keys = n // 4 + 1
     first = {"A": ZSet.from_pairs([((rng.randrange(keys), i), 1) for i in range(n)]),
              "B": ZSet.from_pairs([((rng.randrange(keys), -i), 1) for i in range(n // 10)])}
-    t, s, collections = _zset_run(
-        program, first, lambda i: {"A": ZSet({(2 * rng.randrange(keys // 2), n + i): 1})}, reps)
-    rows = {name: len(c.support()) for name, c in collections.items()}
+    run = _zset_run(program, first, lambda i: {"A": ZSet({(2 * rng.randrange(keys // 2), n + i): 1})}, reps)
+    rows = {name: len(c.support()) for name, c in run.collections.items()}
     assert rows == {"A": n + reps, "B": n // 10}  # every row is distinct
-    return t, s, f"rows={rows['A']}+{rows['B']}"
+    return run.update, run.recompute, f"rows={rows['A']}+{rows['B']}"
+
+
+#: zset-iter: the one-edge versions replayed before the timed ones, so that those run on long traces
+REPLAY = 1000
+
+
+def zset_iterate(n: int, reps: int, rng: random.Random) -> Result:
+    """Reachability as a loop (:data:`benchmarks.workloads.REACH_PROGRAM`): n nodes, about 2n
+    random edges, roots 0, 1, 2; version 2i inserts an edge from a reachable node short of the
+    greatest distance D to the fresh node n + i, version 2i + 1 deletes it. :data:`REPLAY` such
+    versions are replayed before the ``reps`` timed ones."""
+    program = program_from_json(REACH_PROGRAM)
+    roots = [0, 1, 2]
+    edges = sorted({(rng.randrange(n), rng.randrange(n)) for _ in range(2 * n)})
+    dist = distances(roots, successors(edges))
+    depth = max(dist.values())
+    assert depth >= 1
+    near = sorted(x for x, d in dist.items() if d < depth)
+    fresh = [(rng.choice(near), n + i) for i in range((REPLAY + reps + 1) // 2)]
+    first = {"roots": ZSet(dict.fromkeys(roots, 1)), "edges": ZSet(dict.fromkeys(edges, 1))}
+    run = _zset_run(program, first, lambda i: {"edges": ZSet({fresh[i // 2]: 1 - 2 * (i % 2)})},
+                    reps, REPLAY)
+    kept = fresh[-1:] if (REPLAY + reps) % 2 else []  # an odd number of versions ends on an insert
+    assert len(run.collections["edges"].support()) == len(edges) + len(kept)
+    assert run.output == ZSet(dict.fromkeys([*dist, *(v for _, v in kept)], 1))
+    # what the loop keeps (DD-DEC-PERSISTENT-LOOPS): its differences reached iteration D + 1
+    # (the variable gains the nodes at distance D at iteration D; a fresh node is at most at D)
+    assert run.state.reached[()] == {(): depth + 1}
+    return (run.update, run.recompute, f"edges={len(edges) + len(kept)} live={len(run.output.support())} "
+            f"iterations={depth + 1} versions={1 + REPLAY + reps}")
 
 
 BENCHES: dict[str, Callable[[int, int, random.Random], Result]] = {
-    "fixpoint": fixpoint, "reduce": reduce_view, "zset": zset_step, "zset-join": zset_join}
+    "fixpoint": fixpoint, "reduce": reduce_view, "zset": zset_step, "zset-join": zset_join,
+    "zset-iter": zset_iterate}
 
 
 def main(argv: list[str] | None = None) -> int:

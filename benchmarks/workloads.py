@@ -372,3 +372,16 @@ class GraphStream:
 
     def edge_set(self) -> Iterator[tuple[int, int]]:
         return iter(self.present)
+
+
+#: Reachability in the Z-set dataflow language: X = distinct(roots + succ(X)).
+REACH_PROGRAM: dict[str, Any] = {
+    "inputs": ["roots", "edges"],
+    "max_iterations": 100_000,
+    "output": {"op": "iterate", "var": "X", "seed": {"op": "input", "name": "roots"},
+               "body": {"op": "distinct", "arg": {
+                   "op": "plus", "left": {"op": "input", "name": "roots"},
+                   "right": {"op": "map", "fn": "snd", "arg": {"op": "map", "fn": "snd", "arg": {
+                       "op": "join", "left": {"op": "map", "fn": "dup", "arg": {"op": "var", "name": "X"}},
+                       "right": {"op": "input", "name": "edges"}}}}}}},
+}

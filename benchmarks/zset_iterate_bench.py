@@ -6,7 +6,7 @@ against recomputing the program at the new version.
                                             [--out benchmarks/results/zset-iterate.json]
 
 The program is ``X = distinct(roots + snd(snd(dup(X) ⋈ edges)))``
-(:data:`benchmarks.engines.REACH_PROGRAM`), root ``0``, over the power-law
+(:data:`benchmarks.workloads.REACH_PROGRAM`), root ``0``, over the power-law
 graphs of :func:`benchmarks.reach_engine_bench.powerlaw` (generated on the
 executors). The engine (:class:`spark_impl.zset.dataflow.ZSetDataflow`) takes the
 whole graph as its first version; then, ``--repeats`` times each:
@@ -48,7 +48,8 @@ def delta_rows(out: Any) -> dict[str, int]:
 def bench_size(spark: Any, edges: int, repeats: int) -> dict[str, Any]:
     from pyspark.sql import functions as F
 
-    from benchmarks.engines import REACH_PROGRAM, zset_edges
+    from benchmarks.engines import zset_edges
+    from benchmarks.workloads import REACH_PROGRAM
     from spark_impl.zset.dataflow import Program, ZSetDataflow
 
     edge_df = powerlaw(spark, edges).localCheckpoint(eager=True)

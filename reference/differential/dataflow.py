@@ -392,12 +392,17 @@ class DifferentialState:
     key that operator works on (``arrangements``: an index of ``traces``, derived from
     them and left out of equality; built from the traces when a state has none). A step
     writes the times and keys its differences touch and shares everything else with the
-    state it started from, which stays valid and unchanged.
+    state it started from, which stays valid and unchanged. For each loop it also keeps the
+    largest iteration its differences reached (``reached``, DD-DEC-PERSISTENT-LOOPS), so
+    that deciding where a loop's differences stop reads no trace whole.
     """
 
     version: int
     traces: Mapping[Path, Trace]
     arrangements: Mapping[Path, Arrangement] = field(default_factory=PMap, compare=False, repr=False)
+    #: For each ``iterate``: :func:`iterations_reached` of its traces (DD-DEC-PERSISTENT-LOOPS),
+    #: an index of ``traces`` like ``arrangements``.
+    reached: Mapping[Path, Mapping[Time, int]] = field(default_factory=PMap, compare=False, repr=False)
 
 
 def initial_state() -> DifferentialState:
@@ -418,6 +423,49 @@ def arranged_inputs(node: Node, path: Path = ()) -> dict[Path, Callable[[Any], A
     for i, child in enumerate(children(node)):
         keys.update(arranged_inputs(child, (*path, i)))
     return keys
+
+
+def loops(node: Node, path: Path = (), depth: int = 1) -> dict[Path, int]:
+    """The ``iterate`` nodes by path, with the length of the times at which each runs
+    (one for a loop at the top, one more per enclosing loop): its body runs at times one
+    longer, ``(τ, i)``, ``i`` its iteration."""
+    found: dict[Path, int] = {}
+    if isinstance(node, Iterate):
+        found[path] = depth
+        found.update(loops(node.seed, (*path, 0), depth))
+        found.update(loops(node.body, (*path, 1), depth + 1))
+        return found
+    for i, child in enumerate(children(node)):
+        found.update(loops(child, (*path, i), depth))
+    return found
+
+
+def feeds(loop_path: Path, depth: int, path: Path, u: Time) -> int:
+    """The iteration of the loop at ``loop_path`` (run at times of length ``depth``) that a
+    non-zero difference of the node at ``path`` at time ``u`` reaches, or -1 if none:
+    ``j + 1`` for a node of the body at ``u = (τ, j, ...)`` (the body at ``(τ, j)`` feeds the
+    variable at ``(τ, j + 1)``); 1 for the seed (it reaches the variable at ``(τ, 0)`` and
+    ``(τ, 1)``, DD-CLAIM-RULE-ITERATE)."""
+    if path[: len(loop_path) + 1] == (*loop_path, 1):
+        return u[depth] + 1
+    return 1 if path == (*loop_path, 0) else -1
+
+
+def iterations_reached(traces: Mapping[Path, Trace], loop_path: Path, depth: int
+                       ) -> PMap[Time, int]:
+    """DD-DEC-PERSISTENT-LOOPS: for the loop at ``loop_path``, the largest iteration its
+    differences reach (:func:`feeds`) at each outer time ``(v, ρ)`` of the traces, over every
+    version ``v``: keyed by ``ρ``, the outer time without its version (``()`` for a loop at
+    the top). What :func:`step` keeps of it is the same map, updated with each version's
+    differences as they are recorded."""
+    reached: dict[Time, int] = {}
+    for path, trace in traces.items():
+        for u in trace:
+            j = feeds(loop_path, depth, path, u)
+            if j >= 0:
+                rho = u[1:depth]
+                reached[rho] = max(reached.get(rho, -1), j)
+    return PMap(reached)
 
 
 def step(
@@ -474,12 +522,27 @@ class _Step:
         self.drafts: dict[Path, MapEvolver[Any, Trace]] = {}
         #: The keys of each arranged node's differences in this version, by time.
         self.touched: dict[Path, dict[Time, frozenset[Any]]] = {}
+        self.loops = loops(program.output)
+        #: Each loop's iterations reached in earlier versions (DD-DEC-PERSISTENT-LOOPS) ...
+        self.reached: dict[Path, PMap[Time, int]] = {
+            path: PMap(state.reached[path]) if path in state.reached
+            else iterations_reached(state.traces, path, depth)
+            for path, depth in self.loops.items()
+        }
+        #: ... and in this one, by outer time without the version.
+        self.reached_now: dict[Path, dict[Time, int]] = {path: {} for path in self.loops}
 
     def next_state(self) -> DifferentialState:
         """The state after this version: what was recorded, sharing the rest."""
         arrangements = {**self.arrangements,
                         **{path: draft.persistent() for path, draft in self.drafts.items()}}
-        return DifferentialState(self.version + 1, PMap(self.traces), PMap(arrangements))
+        reached = {}
+        for path, before in self.reached.items():
+            draft = before.evolver()
+            for rho, j in self.reached_now[path].items():
+                draft[rho] = max(draft.get(rho, -1), j)
+            reached[path] = draft.persistent()
+        return DifferentialState(self.version + 1, PMap(self.traces), PMap(arrangements), PMap(reached))
 
     def trace(self, path: Path) -> PMap[Time, ZSet]:
         return self.traces.get(path, EMPTY_TRACE)
@@ -493,6 +556,11 @@ class _Step:
             self.traces[path] = self.trace(path).set(t, diff)
             if path in self.key_of:
                 self.arrange(path, t, diff)
+            for loop_path, depth in self.loops.items():  # DD-DEC-PERSISTENT-LOOPS
+                j = feeds(loop_path, depth, path, t)
+                if j >= 0:
+                    now, rho = self.reached_now[loop_path], t[1:depth]
+                    now[rho] = max(now.get(rho, -1), j)
         return diff
 
     def arrange(self, path: Path, t: Time, diff: ZSet) -> None:
@@ -638,20 +706,13 @@ class _Step:
     def last_earlier_iteration(self, loop_path: Path, t: Time) -> int:
         """The largest iteration index ``j`` with a non-zero difference of the loop
         variable or of a node of the body at a time ``(τ', j, ...)``, ``τ' < t``
-        (-1 if none). Beyond it, earlier versions contribute nothing."""
-        depth = len(t)
-        latest = -1
-        for path, trace in self.traces.items():
-            in_body = path[: len(loop_path) + 1] == (*loop_path, 1)
-            is_seed = path == (*loop_path, 0)
-            if not (in_body or is_seed):
-                continue
-            for u in trace:
-                outer = u[:depth]
-                if outer == t or not leq(outer, t):
-                    continue
-                if in_body:  # body at (τ', j) feeds the variable at (τ', j + 1)
-                    latest = max(latest, u[depth] + 1)
-                elif is_seed:  # the seed reaches the variable at (τ', 0) and (τ', 1)
-                    latest = max(latest, 1)
-        return latest
+        (-1 if none). Beyond it, earlier versions contribute nothing.
+
+        Read from the iterations reached (DD-DEC-PERSISTENT-LOOPS), not from the traces:
+        every earlier version's outer times ``(v', ρ')`` are below ``t = (v, ρ)`` iff
+        ``ρ' <= ρ``, and this version's iff besides ``ρ' != ρ``; there are as many ``ρ'``
+        as iterations of the enclosing loops (one, ``()``, for a loop at the top)."""
+        rho = t[1:]
+        earlier = [j for r, j in self.reached[loop_path].items() if leq(r, rho)]
+        now = [j for r, j in self.reached_now[loop_path].items() if r != rho and leq(r, rho)]
+        return max([-1, *earlier, *now])

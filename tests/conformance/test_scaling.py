@@ -16,10 +16,12 @@ from conformance.protocols import CaseResult, EngineError, Handshake, WeightedRo
 from reference.algebra import ZSet
 from reference.differential.dataflow import (
     evaluate,
+    initial_state,
     program_from_json,
     zset_from_rows,
     zset_to_rows,
 )
+from tests.differential.test_persistent_traces import whole_trace_step
 
 
 class RecomputingZSet:
@@ -42,6 +44,21 @@ class RecomputingZSet:
         return [(e, w) for e, w in zset_to_rows(delta)]
 
 
+class WholeTraceZSet(RecomputingZSet):
+    """The reference's differential step with join, distinct and reduce applied to whole
+    traces, as before DD-DEC-PERSISTENT-TRACES: O(|Δ|) through linear operators, O(stored
+    data) through those three."""
+
+    def build(self, program: Mapping[str, Any]) -> None:
+        super().build(program)
+        self.state = initial_state()
+
+    def step(self, inputs: Mapping[str, WeightedRows]) -> WeightedRows:
+        deltas = {name: zset_from_rows(rows) for name, rows in inputs.items()}
+        self.state, out = whole_trace_step(self.program, self.state, deltas)
+        return [(e, w) for e, w in zset_to_rows(out)]
+
+
 class Recomputing:
     def handshake(self) -> Handshake:
         return Handshake("recomputing", "0", areas=("zset",))
@@ -57,6 +74,11 @@ class Recomputing:
 
     def stream_engine(self) -> None:
         return None
+
+
+class WholeTraces(Recomputing):
+    def zset_engine(self) -> WholeTraceZSet:
+        return WholeTraceZSet()
 
 
 class CasesOnly:
@@ -86,6 +108,22 @@ def test_the_reference_passes_and_a_recomputing_engine_fails_in_process() -> Non
     assert recomputing and not any(r.passed for r in recomputing), scaling.report(recomputing)
     assert all(r.growth > 3 * scaling.THRESHOLD for r in recomputing)
     assert "COST FAIL" in scaling.report(recomputing)
+
+
+KEYED = ("distinct", "join", "reduce")
+
+
+@pytest.mark.serial
+def test_the_keyed_operators_probes_fail_an_engine_that_folds_whole_traces() -> None:
+    """The probes of distinct, join and reduce tell a step that reads the keys of its change
+    from one that folds the whole trace: the reference before its arrangements passes the
+    linear probes and fails those three."""
+    assert [p.name for p in scaling.PROBES if p.name in KEYED] == list(KEYED)
+    results = {r.probe.name: r for r in scaling.run_probes(InProcess(WholeTraces()), SIZES)}
+    report = scaling.report(list(results.values()))
+    assert all(results[name].passed for name in ("map-filter", "map-plus")), report
+    assert not any(results[name].passed for name in KEYED), report
+    assert all(results[name].growth > 3 * scaling.THRESHOLD for name in KEYED), report
 
 
 def test_whole_cases_are_timed_by_their_least_disturbed_runs(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -166,4 +204,5 @@ def test_an_engine_without_the_zset_area_is_not_probed_and_a_refusing_one_is_not
 def test_the_command_line_flag_runs_the_probes(capsys: pytest.CaptureFixture[str]) -> None:
     assert conform.main(["--impl", "reference", "--scaling", "--no-progress"]) == 0
     out = capsys.readouterr().out
-    assert "scaling probes (zset)" in out and "map-filter" in out and "ok" in out
+    assert "scaling probes (zset)" in out and "COST FAIL" not in out
+    assert all(f"  {p.name:<11} ok" in out for p in scaling.PROBES) and len(scaling.PROBES) == 5
