@@ -249,11 +249,13 @@ def run_probe(backend: Backend, probe: Probe, sizes: Sequence[int] = SIZES, step
 
 
 def run_probes(backend: Backend, sizes: Sequence[int] = SIZES, steps: int = 20, repeats: int = 3,
-               threshold: float = THRESHOLD, progress: Callable[[str], None] | None = None) -> list[ProbeResult]:
+               threshold: float = THRESHOLD, progress: Callable[[str], None] | None = None,
+               probes: Sequence[Probe] = PROBES) -> list[ProbeResult]:
+    """``probes`` (default: every one) against ``backend``; none for an engine without the zset area."""
     if "zset" not in backend.handshake().areas:
         return []
     results = []
-    for probe in PROBES:
+    for probe in probes:
         if progress:
             progress(probe.name)
         results.append(run_probe(backend, probe, sizes, steps, repeats, threshold))
