@@ -36,8 +36,8 @@ Output (Parquet), per view ``NAME`` (``reduce-sum``, ``reach``):
 * ``OUTPUT/NAME/changes/batch=<micro-batch id>``: what each micro-batch changed
   (reduce ``key, present, accumulator``; reach ``node, added``), published
   whole (written aside, then renamed) and exactly once per micro-batch (the reach
-  view publishes a micro-batch's changes before it saves its state, so a crash at
-  any point re-runs the micro-batch from the state before it);
+  view publishes a micro-batch's changes before it saves its state and them, so a
+  crash at any point re-runs the micro-batch from the state before it);
 * ``OUTPUT/NAME/view/v=<id>``: the whole view as of micro-batch ``id``, written
   at the end of a run and every ``--snapshot-every`` micro-batches; the file
   ``OUTPUT/NAME/view/_LATEST`` names the newest complete one (replaced
@@ -96,6 +96,8 @@ FORMATS = {".json": "json", ".jsonl": "json", ".csv": "csv", ".parquet": "parque
 REFUSED = 3
 #: the reach view's saved state, one Parquet folder per table, in the order of ``restore``
 STATE_TABLES = ("roots", "edges", "live")
+#: saved with them: the micro-batch's changes, published again from there if need be
+SAVED_CHANGES = "changes"
 #: Spark's file source skips a file older than ``maxFileAge`` (default 7 days) before the
 #: newest file it has seen, silently: no input is ever that old here (10^5 days)
 MAX_FILE_AGE = "100000d"
@@ -157,8 +159,14 @@ class Outputs:
         frame.write.mode("overwrite").parquet(aside)
         self.fs.rename(aside, target)
 
+    def _changes(self, batch_id: int) -> str:
+        return f"{self.root}/changes/batch={batch_id}"
+
     def changes(self, frame: DataFrame, batch_id: int) -> None:
-        self.publish(frame, f"{self.root}/changes/batch={batch_id}")
+        self.publish(frame, self._changes(batch_id))
+
+    def has_changes(self, batch_id: int) -> bool:
+        return self.fs.exists(self._changes(batch_id))
 
     def snapshot(self, frame: DataFrame, batch_id: int) -> None:
         self.publish(frame, f"{self.root}/view/v={batch_id}")
@@ -458,23 +466,27 @@ class ReachView:
                 _compose(added, removed, delta.added, delta.removed)
             out = [(n, True) for n in sorted(added, key=repr)] + \
                   [(n, False) for n in sorted(removed, key=repr)]
+            changes = self.spark.createDataFrame(out, f"node {self.node_type}, added boolean")
             # published before the state is saved: a crash between the two re-runs the
             # micro-batch from the state before it, whose changes are those published (a
             # publication is skipped when its folder exists); saved first, the re-run would
-            # find the batch applied and publish nothing for it
-            self.outputs.changes(self.spark.createDataFrame(out, f"node {self.node_type}, added boolean"),
-                                 batch_id)
+            # find the batch applied and, but for the changes saved with the state, publish
+            # nothing for it
+            self.outputs.changes(changes, batch_id)
             _crash_point(batch_id, "published")
-            self._save(batch_id)
+            self._save(batch_id, changes)
             _crash_point(batch_id, "saved")
-        else:  # applied and saved, hence published
-            self.outputs.changes(self.spark.createDataFrame([], f"node {self.node_type}, added boolean"),
-                                 batch_id)
+        elif not self.outputs.has_changes(batch_id):  # applied and saved, its changes with it
+            saved = f"{self.state_root}/v={batch_id}/{SAVED_CHANGES}"
+            self.outputs.changes(self.spark.read.parquet(saved), batch_id)
 
-    def _save(self, batch_id: int) -> None:
+    def _save(self, batch_id: int, changes: DataFrame) -> None:
+        """Save the engine's state and the micro-batch's ``changes`` as version ``batch_id``,
+        then mark it the latest."""
         base = f"{self.state_root}/v={batch_id}"
-        for name in STATE_TABLES:
-            Outputs(self.fs, self.state_root).publish(getattr(self.engine, name).all(), f"{base}/{name}")
+        tables = {name: getattr(self.engine, name).all() for name in STATE_TABLES}
+        for name, frame in {**tables, SAVED_CHANGES: changes}.items():
+            Outputs(self.fs, self.state_root).publish(frame, f"{base}/{name}")
         self.fs.write_text(f"{self.state_root}/_LATEST", str(batch_id))
         self.applied = batch_id
         for name in self.fs.names(self.state_root):
