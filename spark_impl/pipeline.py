@@ -23,21 +23,27 @@ times as its listing returns them, the parts of a micro-batch by path. One forma
   ``null`` is invalid; ``-1.0`` is ``-1``, SKIP-DEC-JSON-VALUES; in CSV and Parquet a
   null weight cannot be told from a missing one and is ``+1``), the value of the
   folder's value type, fixed at the first run (integers are exact, up to 38 digits);
-* a reachability view (``reach``) reads ``kind`` (``edge`` or ``root``),
-  ``src``, ``dst`` (``src`` is the root for ``root`` rows) and ``weight``.
+* a reachability view (``reach``) reads ``kind``, ``src``, ``dst`` and ``weight``
+  (``+`` adds, ``-`` removes). Each row is checked: ``kind`` ``edge`` or ``root``,
+  ``src`` not null, nor an edge's ``dst`` (a root is its ``src``; its ``dst`` is
+  ignored), the weight as for a reduce view.
 
-A row feeds the views whose columns it fills (``key``: reduce, ``kind``: reach).
+A row feeds the views whose columns it fills (``key``: reduce, ``kind``: reach); a row
+filling neither feeds every view, which refuses it.
 
 Output (Parquet), per view ``NAME`` (``reduce-sum``, ``reach``):
 
 * ``OUTPUT/NAME/changes/batch=<micro-batch id>``: what each micro-batch changed
   (reduce ``key, present, accumulator``; reach ``node, added``), published
-  whole (written aside, then renamed) and exactly once per micro-batch;
+  whole (written aside, then renamed) and exactly once per micro-batch (the reach
+  view publishes a micro-batch's changes before it saves its state and them, so a
+  crash at any point re-runs the micro-batch from the state before it);
 * ``OUTPUT/NAME/view/v=<id>``: the whole view as of micro-batch ``id``, written
   at the end of a run and every ``--snapshot-every`` micro-batches; the file
   ``OUTPUT/NAME/view/_LATEST`` names the newest complete one (replaced
   atomically), so a reader never sees a missing or half-written view
-  (:func:`read_view`).
+  (:func:`read_view`). A reach snapshot is taken between micro-batches, never
+  during one, and names the micro-batch it holds.
 
 State: each view is a streaming query with its checkpoint in
 ``CHECKPOINT/NAME`` (default ``OUTPUT/_checkpoint``): the source's progress and
@@ -64,6 +70,7 @@ import argparse
 import json
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -79,6 +86,7 @@ from spark_impl.reduce.maintained_view import (
     Refused,
     maintained_view,
     refusal_in,
+    refuse_invalid_row,
 )
 from spark_impl.storage.hadoop_fs import HadoopFS
 
@@ -88,6 +96,8 @@ FORMATS = {".json": "json", ".jsonl": "json", ".csv": "csv", ".parquet": "parque
 REFUSED = 3
 #: the reach view's saved state, one Parquet folder per table, in the order of ``restore``
 STATE_TABLES = ("roots", "edges", "live")
+#: saved with them: the micro-batch's changes, published again from there if need be
+SAVED_CHANGES = "changes"
 #: Spark's file source skips a file older than ``maxFileAge`` (default 7 days) before the
 #: newest file it has seen, silently: no input is ever that old here (10^5 days)
 MAX_FILE_AGE = "100000d"
@@ -149,8 +159,14 @@ class Outputs:
         frame.write.mode("overwrite").parquet(aside)
         self.fs.rename(aside, target)
 
+    def _changes(self, batch_id: int) -> str:
+        return f"{self.root}/changes/batch={batch_id}"
+
     def changes(self, frame: DataFrame, batch_id: int) -> None:
-        self.publish(frame, f"{self.root}/changes/batch={batch_id}")
+        self.publish(frame, self._changes(batch_id))
+
+    def has_changes(self, batch_id: int) -> bool:
+        return self.fs.exists(self._changes(batch_id))
 
     def snapshot(self, frame: DataFrame, batch_id: int) -> None:
         self.publish(frame, f"{self.root}/view/v={batch_id}")
@@ -281,28 +297,71 @@ def _written(variant: Column) -> Column:
     return F.coalesce(F.to_json(variant), F.lit("missing"))
 
 
-def checked(rows: DataFrame, value_type: str, *keep: str) -> DataFrame:
-    """Change rows ``key, value`` (as ``value_type``), ``weight`` (``bigint``, null if
-    missing), ``invalid`` (why the row is no change, or null), ``file``, ``part``: the key
-    must not be null, the weight, if given, a non-zero integer of 64 bits (an explicit
-    ``null`` is invalid), the value one of ``value_type`` (an integer for an integer view);
-    the columns ``keep`` as they are."""
-    key, value = F.col("key"), F.col("value")
+def _missing(name: str) -> Column:
+    return F.lit(f"column {name}: missing or null")
+
+
+def _weight(rows: DataFrame) -> tuple[Column, Column]:
+    """The change rows' weight as ``bigint`` (null if missing) and whether it is invalid: if
+    given, it must be a non-zero integer of 64 bits (an explicit ``null`` is invalid)."""
     weight = F.col("weight") if "weight" in rows.columns else F.lit(None).cast("variant")
     integral = F.schema_of_variant(weight).rlike(INTEGRAL_VARIANT)
     w = F.try_variant_get(weight, "$", "bigint")
-    bad_weight = weight.isNotNull() & (~integral | w.isNull() | (w == 0))
+    bad = weight.isNotNull() & (~integral | w.isNull() | (w == 0))
+    said = F.format_string("column weight: %s is not a non-zero 64-bit integer", _written(weight))
+    return w, F.when(bad, said)
+
+
+def checked(rows: DataFrame, value_type: str, *keep: str) -> DataFrame:
+    """Change rows ``key, value`` (as ``value_type``), ``weight`` (``bigint``, null if
+    missing), ``invalid`` (why the row is no change, or null), ``file``, ``part``: the key
+    must not be null, the weight valid (:func:`_weight`), the value one of ``value_type``
+    (an integer for an integer view); the columns ``keep`` as they are."""
+    key, value = F.col("key"), F.col("value")
+    w, bad_weight = _weight(rows)
     v = F.try_variant_get(value, "$", value_type)
     bad_value = v.isNull()
     if _integral_type(value_type):
         bad_value = bad_value | ~F.schema_of_variant(value).rlike(INTEGRAL_VARIANT)
     label = "an integer of at most 38 digits" if value_type == EXACT_INTEGER else f"a {value_type}"
-    invalid = (F.when(key.isNull(), F.lit("column key: missing or null"))
-               .when(bad_weight, F.format_string("column weight: %s is not a non-zero 64-bit integer",
-                                                 _written(weight)))
-               .when(bad_value, F.format_string(f"column value: %s is not {label}", _written(value))))
+    invalid = F.coalesce(
+        F.when(key.isNull(), _missing("key")), bad_weight,
+        F.when(bad_value, F.format_string(f"column value: %s is not {label}", _written(value))))
     return rows.select(key, v.alias("value"), w.alias("weight"), invalid.alias("invalid"), "file",
                        "part", *keep)
+
+
+def reach_checked(rows: DataFrame, *keep: str) -> DataFrame:
+    """Graph edits ``kind, src, dst, weight`` (``bigint``, null if missing), ``invalid``,
+    ``file``, ``part``: ``kind`` must be ``edge`` or ``root``, ``src`` not null, nor ``dst``
+    of an edge (a root's is ignored), the weight valid (:func:`_weight`); the columns
+    ``keep`` as they are."""
+    kind, src = F.col("kind"), F.col("src")
+    dst = F.col("dst") if "dst" in rows.columns else F.lit(None).cast(dict(rows.dtypes)["src"])
+    w, bad_weight = _weight(rows)
+    invalid = F.coalesce(
+        F.when(kind.isNull(), _missing("kind")),
+        F.when(~kind.cast("string").isin("edge", "root"),
+               F.format_string('column kind: "%s" is not edge or root', kind.cast("string"))),
+        F.when(src.isNull(), _missing("src")),
+        F.when((kind == "edge") & dst.isNull(), _missing("dst")),
+        bad_weight)
+    return rows.select(kind, src, dst.alias("dst"), w.alias("weight"), invalid.alias("invalid"),
+                       "file", "part", *keep)
+
+
+def _reduce_rows(rows: DataFrame) -> DataFrame:
+    """The rows a reduce view reads: all but those filling ``kind`` only (the reach view's)."""
+    if "kind" not in rows.columns:
+        return rows
+    return rows.where(F.col("key").isNotNull() | F.col("kind").isNull())
+
+
+def _reach_rows(rows: DataFrame) -> DataFrame:
+    """The rows the reach view reads: all but those filling ``key`` only (a reduce view's)."""
+    if "key" not in rows.columns:
+        return rows
+    return rows.where(F.col("kind").isNotNull() | F.col("key").isNull())
 
 
 def _format_of(names: list[str]) -> str:
@@ -320,27 +379,24 @@ class ReduceView:
                  outputs: Outputs, value_type: str, checkpoint: str) -> None:
         self.spark, self.spec, self.outputs = spark, spec, outputs
         self.value_type = value_type
-        # a row filling ``kind`` only is the reach view's; any other row is a change here
-        mine = F.col("key").isNotNull() | F.col("kind").isNull() if "kind" in rows.columns else None
-        feed = rows.where(mine) if mine is not None else rows
-        self.view: MaintainedView = maintained_view(checked(feed, value_type), spec.reducer, checkpoint=checkpoint)
+        self.view: MaintainedView = maintained_view(self.checked(rows), spec.reducer, checkpoint=checkpoint)
         self.refusal: Refused | None = None
+
+    def checked(self, rows: DataFrame, *keep: str) -> DataFrame:
+        """The view's rows of ``rows``, checked (:func:`checked`)."""
+        return checked(_reduce_rows(rows), self.value_type, *keep)
 
     def plan(self) -> DataFrame:
         return self.view.updates
 
     def handle(self, batch: DataFrame, batch_id: int) -> None:
-        batch.persist()
-        try:
-            changes = self.view.changes(batch)
-            _crash_point(batch_id, "changes")
-            self.outputs.changes(changes, batch_id)
-            _crash_point(batch_id, "published")
-        except Refused as refusal:
-            self.refusal = refusal
-            raise
-        finally:
-            batch.unpersist()
+        _handled(self, batch, batch_id, self._publish)
+
+    def _publish(self, batch: DataFrame, batch_id: int) -> None:
+        changes = self.view.changes(batch)
+        _crash_point(batch_id, "changes")
+        self.outputs.changes(changes, batch_id)
+        _crash_point(batch_id, "published")
 
     def snapshot(self, checkpoint: str, batch_id: int) -> None:
         self.outputs.snapshot(self.view.read_view(self.spark, checkpoint, batch_id), batch_id)
@@ -348,20 +404,26 @@ class ReduceView:
 
 class ReachView:
     """A reachability view: the fixpoint engine applied per micro-batch, its state
-    saved with each micro-batch under the checkpoint (version = micro-batch id)."""
+    saved with each micro-batch under the checkpoint (version = micro-batch id).
+
+    :meth:`handle` runs on the query's thread, :meth:`snapshot` on the caller's: one lock
+    keeps the engine to one of them at a time, so a snapshot holds the state of the
+    micro-batch it is labelled with, never one half applied or the next one's."""
 
     def __init__(self, spark: SparkSession, spec: ViewSpec, rows: DataFrame,
                  outputs: Outputs, fs: HadoopFS, checkpoint: str) -> None:
         self.spark, self.spec, self.outputs, self.fs = spark, spec, outputs, fs
-        # the weight as written: the reach view reads it as an integer itself
-        feed = rows.where(F.col("kind").isNotNull())
-        self.feed = (feed.withColumn("weight", F.col("weight").cast("string"))
-                     if "weight" in feed.columns else feed)
+        self.feed = self.checked(rows)
         self.state_root = f"{checkpoint}/reach-state"
         self.node_type = dict(self.feed.dtypes)["src"]
         self.engine: Any = None
         self.applied = -1  # the micro-batch the engine's state includes
         self.refusal: Refused | None = None
+        self._lock = threading.Lock()
+
+    def checked(self, rows: DataFrame, *keep: str) -> DataFrame:
+        """The view's rows of ``rows``, checked (:func:`reach_checked`)."""
+        return reach_checked(_reach_rows(rows), *keep)
 
     def plan(self) -> DataFrame:
         return self.feed
@@ -379,17 +441,20 @@ class ReachView:
         return self.engine
 
     def handle(self, batch: DataFrame, batch_id: int) -> None:
+        with self._lock:
+            _handled(self, batch, batch_id, self._apply)
+
+    def _apply(self, batch: DataFrame, batch_id: int) -> None:
         engine = self._engine()
         if batch_id > self.applied:  # a re-run of an applied micro-batch only republishes
-            weight = "weight" in batch.columns
+            refuse_invalid_row(batch)  # before anything is applied: the state stays as it was
             parts: dict[str, dict[str, list[Any]]] = {}
             # one micro-batch of graph edits, brought to the driver: the fixpoint engine's
             # apply takes Python lists (a driver-free reach view is not built yet)
             for r in batch.collect():
                 change = parts.setdefault(r["part"], {"add_roots": [], "remove_roots": [],
                                                       "add_edges": [], "remove_edges": []})
-                w = int(r["weight"]) if weight and r["weight"] is not None else 1
-                sign = "add" if w > 0 else "remove"
+                sign = "add" if r["weight"] is None or r["weight"] > 0 else "remove"
                 if r["kind"] == "root":
                     change[f"{sign}_roots"].append(r["src"])
                 else:
@@ -401,23 +466,27 @@ class ReachView:
                 _compose(added, removed, delta.added, delta.removed)
             out = [(n, True) for n in sorted(added, key=repr)] + \
                   [(n, False) for n in sorted(removed, key=repr)]
+            changes = self.spark.createDataFrame(out, f"node {self.node_type}, added boolean")
             # published before the state is saved: a crash between the two re-runs the
             # micro-batch from the state before it, whose changes are those published (a
             # publication is skipped when its folder exists); saved first, the re-run would
-            # find the batch applied and publish nothing for it
-            self.outputs.changes(self.spark.createDataFrame(out, f"node {self.node_type}, added boolean"),
-                                 batch_id)
+            # find the batch applied and, but for the changes saved with the state, publish
+            # nothing for it
+            self.outputs.changes(changes, batch_id)
             _crash_point(batch_id, "published")
-            self._save(batch_id)
+            self._save(batch_id, changes)
             _crash_point(batch_id, "saved")
-        else:  # applied and saved, hence published
-            self.outputs.changes(self.spark.createDataFrame([], f"node {self.node_type}, added boolean"),
-                                 batch_id)
+        elif not self.outputs.has_changes(batch_id):  # applied and saved, its changes with it
+            saved = f"{self.state_root}/v={batch_id}/{SAVED_CHANGES}"
+            self.outputs.changes(self.spark.read.parquet(saved), batch_id)
 
-    def _save(self, batch_id: int) -> None:
+    def _save(self, batch_id: int, changes: DataFrame) -> None:
+        """Save the engine's state and the micro-batch's ``changes`` as version ``batch_id``,
+        then mark it the latest."""
         base = f"{self.state_root}/v={batch_id}"
-        for name in STATE_TABLES:
-            Outputs(self.fs, self.state_root).publish(getattr(self.engine, name).all(), f"{base}/{name}")
+        tables = {name: getattr(self.engine, name).all() for name in STATE_TABLES}
+        for name, frame in {**tables, SAVED_CHANGES: changes}.items():
+            Outputs(self.fs, self.state_root).publish(frame, f"{base}/{name}")
         self.fs.write_text(f"{self.state_root}/_LATEST", str(batch_id))
         self.applied = batch_id
         for name in self.fs.names(self.state_root):
@@ -425,10 +494,27 @@ class ReachView:
                 self.fs.delete(f"{self.state_root}/{name}")
 
     def snapshot(self, checkpoint: str, batch_id: int) -> None:
-        self.outputs.snapshot(self._engine().current(), batch_id)
+        """Publish the view as of the last micro-batch applied (``batch_id``, the last
+        committed, or the one after it if that one is applied and saved but not yet
+        committed), labelled with that micro-batch."""
+        with self._lock:
+            self.outputs.snapshot(self._engine().current(), self.applied)
 
 
 View = ReduceView | ReachView
+
+
+def _handled(view: View, batch: DataFrame, batch_id: int,
+             step: Callable[[DataFrame, int], None]) -> None:
+    """``step`` on the micro-batch ``batch`` (persisted meanwhile), a refusal noted on ``view``."""
+    batch.persist()
+    try:
+        step(batch, batch_id)
+    except Refused as refusal:
+        view.refusal = refusal
+        raise
+    finally:
+        batch.unpersist()
 
 
 def _compose(added: set[Any], removed: set[Any], then_added: Iterable[Any],
@@ -575,10 +661,10 @@ class Run:
 
     def _located(self, refused: Refused, view: View) -> str:
         """The refusal's message; an invalid row's names its file, row, column and value."""
-        if not isinstance(refused, InvalidInput) or not refused.file or not isinstance(view, ReduceView):
+        if not isinstance(refused, InvalidInput) or not refused.file:
             return refused.message
         kind, rows = self.source.numbered(refused.file)
-        first = checked(rows, view.value_type, "row").where(F.col("invalid").isNotNull()).orderBy("row")
+        first = view.checked(rows, "row").where(F.col("invalid").isNotNull()).orderBy("row")
         found = first.select("row", "invalid").first()  # one row: the refusal's facts
         if found is None:  # not a row's fault (an overflow at a key)
             return refused.message

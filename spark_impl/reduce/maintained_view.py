@@ -194,7 +194,7 @@ class MaintainedView:
             facts = batch.agg(*self._refusal_counts()).first()
             assert facts is not None
             if facts["invalid"]:
-                _refuse_row(batch)
+                refuse_invalid_row(batch)
             if facts["overflow"]:
                 self._refuse_overflow(batch)
             if facts["removals"]:
@@ -414,11 +414,12 @@ def _group_updates(rows: DataFrame, r: GroupReducer, value_type: str) -> DataFra
     return state.unionByName(raw)
 
 
-def _refuse_row(batch: DataFrame) -> None:
-    """Refuse the micro-batch for its invalid row of the first part (file) holding one."""
+def refuse_invalid_row(batch: DataFrame) -> None:
+    """Refuse the micro-batch (rows ``invalid, file, part``) for its invalid row of the
+    first part (file) holding one, if it holds one."""
     row = batch.where(F.col("invalid").isNotNull()).orderBy("part", "invalid").first()
-    assert row is not None
-    raise InvalidInput(row["invalid"], row["file"])
+    if row is not None:
+        raise InvalidInput(row["invalid"], row["file"])
 
 
 def _buffer_names(stored: DataFrame) -> str:
