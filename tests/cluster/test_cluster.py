@@ -27,6 +27,7 @@ from tests.cluster.conftest import Cluster, Scenario
 pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 
 Rows = list[dict[str, Any]]
+Edge = tuple[int, int]
 
 #: two change files: the second removes values, among them keys' minima (a fold reducer
 #: then declines the removal and refolds the key's values) and one key's every value
@@ -38,7 +39,15 @@ BATCHES: list[Rows] = [
      {"key": "c", "value": 9, "weight": -1}, {"key": "d", "value": 1, "weight": 1},
      {"key": "e", "value": 11, "weight": 2}],
 ]
-VIEWS = ("reduce:sum", "reduce:min")
+#: the reach view's rows in the same files: a root and a chain, then the chain cut and
+#: rejoined by another way (3 stays live through 4, 2 leaves)
+GRAPH: list[Rows] = [
+    [{"kind": "root", "src": 1, "dst": None, "weight": 1},
+     {"kind": "edge", "src": 1, "dst": 2, "weight": 1}, {"kind": "edge", "src": 2, "dst": 3, "weight": 1}],
+    [{"kind": "edge", "src": 1, "dst": 2, "weight": -1}, {"kind": "edge", "src": 1, "dst": 4, "weight": 1},
+     {"kind": "edge", "src": 4, "dst": 3, "weight": 1}],
+]
+VIEWS = ("reduce:sum", "reduce:min", "reach")
 
 
 def multisets(batches: Iterable[Rows]) -> dict[str, dict[int, int]]:
@@ -53,6 +62,19 @@ def multisets(batches: Iterable[Rows]) -> dict[str, dict[int, int]]:
     return {k: bag for k, bag in bags.items() if bag}
 
 
+def live_nodes(files: list[Rows]) -> set[int]:
+    """The reach view of the graph files, from scratch: the nodes reachable from the roots."""
+    roots: set[int] = set()
+    edges: set[Edge] = set()
+    for rows in files:
+        for r in rows:
+            if r["kind"] == "root":
+                roots = roots | {r["src"]} if r["weight"] > 0 else roots - {r["src"]}
+            else:
+                edges = edges | {(r["src"], r["dst"])} if r["weight"] > 0 else edges - {(r["src"], r["dst"])}
+    return set(bfs_ranks(roots, edges))
+
+
 def recomputed(view: str, batches: list[Rows]) -> dict[str, int]:
     bags = multisets(batches)
     if view == "reduce:sum":
@@ -64,19 +86,20 @@ def write_batch(folder: Path, index: int) -> None:
     """Change file ``index``, its modification time its position (oldest is read first)."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"b{index}.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in BATCHES[index]))
+    path.write_text("".join(json.dumps(r) + "\n" for r in BATCHES[index] + GRAPH[index]))
     stamp = 1_700_000_000 + 10 * index
     os.utime(path, (stamp, stamp))
 
 
-def published_view(out: Path, view: str) -> dict[str, int]:
-    """The newest complete snapshot of ``view`` (``OUTPUT/NAME/view/_LATEST``), read by pyarrow."""
+def published_view(out: Path, view: str) -> dict[Any, int]:
+    """The newest complete snapshot of ``view`` (``OUTPUT/NAME/view/_LATEST``), read by pyarrow:
+    a reduce view's accumulator per key, the reach view's rank per node."""
     import pyarrow.parquet as pq
 
     folder = out / view.replace(":", "-") / "view"
     table = pq.read_table(folder / (folder / "_LATEST").read_text().strip())
-    return {k: int(a) for k, a in zip(table.column("key").to_pylist(), table.column("accumulator").to_pylist(),
-                                      strict=True)}
+    key, value = ("node", "rank") if view == "reach" else ("key", "accumulator")
+    return {k: int(a) for k, a in zip(table.column(key).to_pylist(), table.column(value).to_pylist(), strict=True)}
 
 
 @dataclass
@@ -86,7 +109,7 @@ class PipelineRuns:
     work: Path
     checkpoint: Path
     runs: list[Scenario]
-    views: list[dict[str, dict[str, int]]]
+    views: list[dict[str, dict[Any, int]]]
 
 
 @pytest.fixture(scope="module")
@@ -127,20 +150,37 @@ def test_b_min_view_runs_its_fold_on_the_executor(pipeline_runs: PipelineRuns) -
     assert [v["reduce:min"] for v in pipeline_runs.views] == [first, second]
 
 
+def test_the_reach_view_resumes_from_the_state_saved_by_the_first_application(
+        pipeline_runs: PipelineRuns) -> None:
+    """The reach view (the fixpoint engine per micro-batch) after each run is the set of
+    nodes reachable in the graph files read so far; the second application restored the
+    engine's state from what the first saved under the checkpoint: the cut edge 1 -> 2 is
+    only in that state, and 2 leaves."""
+    assert [set(v["reach"]) for v in pipeline_runs.views] == [live_nodes(GRAPH[:1]), live_nodes(GRAPH)]
+    assert [set(v["reach"]) for v in pipeline_runs.views] == [{1, 2, 3}, {1, 3, 4}]
+
+
 def state_files(folder: Path) -> list[str]:
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
 
 
 def test_d_the_views_state_lives_in_the_checkpoint_location(cluster: Cluster, pipeline_runs: PipelineRuns) -> None:
-    """Each view's committed micro-batches and state store versions are under the given
-    checkpoint location (two micro-batches, one per run); the worker's folders hold no
+    """Each view's committed micro-batches and state (a reduce view's state store versions, the
+    reach view's saved tables) are under the given checkpoint location (two micro-batches, one
+    per run), the reach engine's stored tables under $INCSPEC_CHECKPOINT_DIR; the worker's folders hold no
     state: each executor's working folder only its logs and the shipped packages, and its
     local folders were deleted by the worker as each application ended."""
-    for view in VIEWS:
+    for view in VIEWS[:2]:
         folder = pipeline_runs.checkpoint / "views" / view.replace(":", "-")
         files = state_files(folder)
         assert {"commits/0", "commits/1", "offsets/0", "offsets/1"} <= set(files), files
         assert any(re.match(r"state/0/\d+/.*\.(changelog|zip)$", f) for f in files), files
+    reach = state_files(pipeline_runs.checkpoint / "views" / "reach")
+    assert {"commits/0", "commits/1", "reach-state/_LATEST"} <= set(reach), reach
+    for table in ("roots", "edges", "live"):
+        assert any(f.startswith(f"reach-state/v=1/{table}/") and f.endswith(".parquet") for f in reach), reach
+    engine_tables = [f for f in state_files(pipeline_runs.checkpoint / "rdd") if re.search(r"/rdd-\d+/part-\d+$", f)]
+    assert engine_tables, "the reach view's engine wrote no reliable checkpoint under $INCSPEC_CHECKPOINT_DIR"
     executors = sorted(p for p in cluster.standalone.worker_dir.glob("app-*/*") if p.is_dir())
     assert executors, "no executor ran on the worker"
     for executor in executors:
@@ -151,8 +191,6 @@ def test_d_the_views_state_lives_in_the_checkpoint_location(cluster: Cluster, pi
     # run found of the first's state, it found in the checkpoint location
     assert state_files(cluster.standalone.worker_local_dir) == []
 
-
-Edge = tuple[int, int]
 
 
 def bfs_ranks(roots: set[int], edges: set[Edge]) -> dict[int, int]:
