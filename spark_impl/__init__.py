@@ -11,6 +11,7 @@ answer. Grouped by paper, as ``reference/`` is:
 ``storage/``             what the engines store: keyed tables, scratch, frames, files
 ``errors``, ``values``   the engines' refusals; JSON values as canonical text
 ``session``              the SparkSession and where state is checkpointed
+``shipping``             the project's packages as one zip, for a cluster's executors
 ``join_scope``           joins without broadcasts while an update runs
 ``pipeline``             ``incspec pipeline``: views over a folder of change files
 ``protocol/``            the adapters to the suite (:mod:`conformance.protocols`)

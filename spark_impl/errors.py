@@ -41,6 +41,11 @@ TRANSIENT_MARKERS = (
     "Lost connection to Python daemon",
     "STREAMING_PYTHON_RUNNER_INITIALIZATION_FAILURE",  # the driver-side worker's start failed
 )
+#: What no restart can mend, whatever the marker above it: a Python worker that cannot import
+#: what it unpickles (a worker interpreter without pandas, or without the project's packages:
+#: seen on a standalone cluster as a driver-side runner's initialization failure, once retried
+#: five times). The error's one-line cause is then this line.
+PERMANENT_MARKERS = ("ModuleNotFoundError", "ImportError")
 #: how many times a query is started for one micro-batch before a transient failure stands
 RETRIES = 5
 
@@ -48,13 +53,16 @@ RETRIES = 5
 def transient(error: BaseException) -> bool:
     """Whether ``error`` is one of :data:`TRANSIENT_MARKERS` (worth a restart from the checkpoint)."""
     text = str(error)
-    return any(marker in text for marker in TRANSIENT_MARKERS)
+    return (any(marker in text for marker in TRANSIENT_MARKERS)
+            and not any(marker in text for marker in PERMANENT_MARKERS))
 
 
 def cause(error: BaseException) -> str:
-    """``error`` in one line: its first line that names a transient marker, else its first line."""
+    """``error`` in one line: its first line that names a permanent marker, else a transient
+    one, else its first line."""
     lines = [line.strip() for line in str(error).splitlines() if line.strip()] or [type(error).__name__]
-    line = next((line for line in lines if any(m in line for m in TRANSIENT_MARKERS)), lines[0])
+    line = next((line for markers in (PERMANENT_MARKERS, TRANSIENT_MARKERS) for line in lines
+                 if any(m in line for m in markers)), lines[0])
     return line if len(line) <= 300 else line[:297] + "..."
 
 

@@ -3,6 +3,15 @@
 The master comes from the ``master`` argument, else ``$INCSPEC_SPARK_MASTER``,
 else ``local[2]``. Nothing is downloaded at run time (no ``spark.jars.packages``):
 only what the pyspark wheel ships.
+
+On a cluster (any master but ``local...``) the executors' Python is the cluster's
+(``PYSPARK_PYTHON``, else ``spark.pyspark.python``, else ``python3``: an interpreter
+with pandas and pyarrow on every worker machine; the driver runs it too, for
+``transformWithStateInPandas``); the project's packages are shipped to it
+(:mod:`spark_impl.shipping`), and the state goes to ``$INCSPEC_CHECKPOINT_DIR``
+(:func:`checkpoint_dir`). Other settings (executor memory and cores, the driver's
+address) come from ``conf`` or Spark's own ``spark-defaults.conf``
+(``$SPARK_CONF_DIR``).
 """
 
 from __future__ import annotations
@@ -15,6 +24,7 @@ import tempfile
 from typing import Any
 
 from spark_impl.errors import SparkEngineError
+from spark_impl.shipping import ship
 
 DEFAULT_MASTER = "local[2]"
 #: the engines' checkpoint location (required on a cluster: :func:`checkpoint_dir`)
@@ -152,17 +162,35 @@ def build_session(master: str | None = None, app_name: str = "incspec",
 
     builder = SparkSession.builder.master(master).appName(app_name)
     settings = dict(ENGINE_CONF)
-    if master.startswith("local"):
+    local = master.startswith("local")
+    if local:
         settings.update(LOCAL_CONF)
-        settings["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile=file:{_log_config()}"
+    # the driver's logs (on a cluster the executors log as the cluster is configured)
+    settings["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile=file:{_log_config()}"
     settings.update(conf or {})
+    # on a cluster, refused before any executor is requested
+    location = None if local else checkpoint_dir(master)
     for key, value in settings.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     if not spark.sparkContext.getCheckpointDir():
-        spark.sparkContext.setCheckpointDir(checkpoint_dir(master))
+        spark.sparkContext.setCheckpointDir(location or checkpoint_dir(master))
+    if not local:
+        _executor_python(spark)
+        ship(spark)
     return spark
+
+
+def _executor_python(spark: Any) -> None:
+    """Honour ``spark.pyspark.python`` (``conf``, ``spark-defaults.conf``) when ``PYSPARK_PYTHON``
+    is not set. Only ``spark-submit`` reads that setting: a session started by a Python process
+    (``python -m spark_impl.pipeline``) takes its workers' interpreter from ``PYSPARK_PYTHON``,
+    else ``python3`` from each machine's path (seen on a standalone cluster: the fold
+    reducers' Python workers failed on a ``python3`` without pandas)."""
+    python = spark.sparkContext.getConf().get("spark.pyspark.python", None)
+    if python and not os.environ.get("PYSPARK_PYTHON"):
+        spark.sparkContext.pythonExec = python
 
 
 def checkpoint_dir(master: str) -> str:

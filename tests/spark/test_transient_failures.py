@@ -80,6 +80,21 @@ def test_the_handshake_timeout_and_a_dead_worker_are_transient() -> None:
         assert not transient(error)
 
 
+def test_a_worker_that_cannot_import_is_not_transient() -> None:
+    """A driver-side runner whose interpreter lacks a module (as a standalone cluster's
+    ``python3`` without pandas failed) fails the same way at every restart: not retried, and
+    its one-line cause names the missing module, not the runner."""
+    from spark_impl.errors import cause, transient
+
+    error = RuntimeError(
+        "[STREAM_FAILED] Query terminated with exception: [STREAMING_PYTHON_RUNNER_INITIALIZATION_FAILURE] "
+        "Streaming Runner initialization failed, returned -2. Cause: Traceback (most recent call last):\n"
+        '  File "keyed_fold.py", line 36, in <module>\n    import pandas as pd\n'
+        "ModuleNotFoundError: No module named 'pandas'")
+    assert not transient(error)
+    assert cause(error) == "ModuleNotFoundError: No module named 'pandas'"
+
+
 def test_a_python_worker_killed_mid_batch_is_restarted(spark: Any, tmp_path: Path,
                                                        caplog: pytest.LogCaptureFixture) -> None:
     """A user reducer whose ``add`` kills its own Python worker (SIGKILL) the first time it

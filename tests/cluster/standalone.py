@@ -1,0 +1,154 @@
+"""A Spark standalone cluster (one master, one worker) started from the pyspark wheel alone.
+
+``$SPARK_HOME/bin/spark-class`` runs the master and the worker, ``SPARK_HOME`` being the
+pyspark package's folder (its ``jars/`` hold everything: nothing is downloaded). Both bind
+127.0.0.1 on free ports, each in a process group of its own (:meth:`Standalone.stop` kills
+the groups, whatever happened), with an environment without ``PYTHONPATH``: an executor's
+Python worker inherits the worker's environment, and the project's packages must reach it
+by shipping (spark_impl/shipping.py), not by a path of the machine that started it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: how long the master's web UI and the worker's registration may take (a loaded machine)
+START_TIMEOUT = 180.0
+
+
+class ClusterStartError(RuntimeError):
+    """The master or the worker did not come up: the message holds the log's tail."""
+
+
+def spark_home() -> Path:
+    import pyspark
+
+    return Path(pyspark.__file__).resolve().parent
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def daemon_env(home: Path, root: Path) -> dict[str, str]:
+    """The master's and the worker's environment: this one's, without Python paths or Spark
+    settings of its own, with the cluster's folders under ``root``."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "SPARK_CONF_DIR")}
+    env.update({"SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1",
+                "SPARK_LOG_DIR": str(root / "logs"), "SPARK_PID_DIR": str(root / "pids"),
+                "SPARK_CONF_DIR": str(root / "daemon-conf"),
+                "SPARK_WORKER_DIR": str(root / "worker"), "SPARK_LOCAL_DIRS": str(root / "worker-local")})
+    return env
+
+
+@dataclass
+class Standalone:
+    """One master and one worker (``cores`` cores, ``memory`` of executor memory) under ``root``."""
+
+    root: Path
+    cores: int = 2
+    memory: str = "1g"
+    master_port: int = field(default_factory=free_port)
+    master_ui_port: int = field(default_factory=free_port)
+    worker_ui_port: int = field(default_factory=free_port)
+    processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+
+    @property
+    def url(self) -> str:
+        return f"spark://127.0.0.1:{self.master_port}"
+
+    @property
+    def worker_dir(self) -> Path:
+        """Where the worker runs its executors (``work/<app>/<executor>``: their working folders)."""
+        return self.root / "worker"
+
+    @property
+    def worker_local_dir(self) -> Path:
+        """The executors' local folders (block manager, shuffle files, state store working copies)."""
+        return self.root / "worker-local"
+
+    def log(self, name: str) -> Path:
+        return self.root / "logs" / f"{name}.out"
+
+    def start(self) -> None:
+        """Start the master, then the worker; return once the master lists the worker alive."""
+        home = spark_home()
+        for folder in ("logs", "pids", "daemon-conf", "worker", "worker-local"):
+            (self.root / folder).mkdir(parents=True, exist_ok=True)
+        env = daemon_env(home, self.root)
+        deadline = time.monotonic() + START_TIMEOUT
+        self._spawn("master", [str(home / "bin" / "spark-class"), "org.apache.spark.deploy.master.Master",
+                               "--host", "127.0.0.1", "--port", str(self.master_port),
+                               "--webui-port", str(self.master_ui_port)], env)
+        self._wait(deadline, lambda state: state is not None, "the master's web UI to answer", "master")
+        self._spawn("worker", [str(home / "bin" / "spark-class"), "org.apache.spark.deploy.worker.Worker",
+                               "--host", "127.0.0.1", "--cores", str(self.cores), "--memory", self.memory,
+                               "--webui-port", str(self.worker_ui_port), "--work-dir", str(self.worker_dir),
+                               self.url], env)
+        self._wait(deadline, lambda state: state is not None and state.get("aliveworkers", 0) >= 1,
+                   "the worker to register with the master", "worker")
+
+    def _spawn(self, name: str, command: list[str], env: dict[str, str]) -> None:
+        with open(self.log(name), "wb") as out:
+            self.processes[name] = subprocess.Popen(command, cwd=self.root, env=env, stdout=out,
+                                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                                    start_new_session=True)
+
+    def state(self) -> dict[str, Any] | None:
+        """The master's state (its web UI's ``/json/``), or None while it does not answer."""
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.master_ui_port}/json/", timeout=5) as answer:
+                state: dict[str, Any] = json.load(answer)
+                return state
+        except (urllib.error.URLError, OSError, ValueError):
+            return None
+
+    def _wait(self, deadline: float, ready: Any, what: str, name: str) -> None:
+        while time.monotonic() < deadline:
+            if ready(self.state()):
+                return
+            for proc_name, process in self.processes.items():
+                if process.poll() is not None:
+                    raise ClusterStartError(f"the standalone {proc_name} exited ({process.returncode}) while "
+                                            f"waiting for {what}:\n{self.tail(proc_name)}")
+            time.sleep(1.0)
+        raise ClusterStartError(f"timed out after {START_TIMEOUT:.0f} s waiting for {what} "
+                                f"({self.url}):\n{self.tail(name)}")
+
+    def tail(self, name: str, lines: int = 40) -> str:
+        try:
+            return "\n".join(self.log(name).read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+    def stop(self) -> None:
+        """Kill the worker's and the master's process groups (the executors are the worker's
+        children, in its group), then reap them."""
+        for name in ("worker", "master"):
+            process = self.processes.pop(name, None)
+            if process is None:
+                continue
+            for sig in (signal.SIGTERM, signal.SIGKILL):  # the group: what outlived its leader too
+                try:
+                    os.killpg(process.pid, sig)
+                except ProcessLookupError:
+                    break
+                try:
+                    process.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    continue
+            process.wait()
