@@ -38,6 +38,7 @@ from benchmarks import engines, harness
 from benchmarks.measure import (
     EXECUTOR_MEMORY_HELP,
     MASTER_HELP,
+    JobCounter,
     JvmHeap,
     load_average,
     machine,
@@ -171,10 +172,12 @@ class Runner:
                 runner = engines.SparkReduce(self.spark, name.removeprefix("spark-"))
             else:
                 runner = engines.OracleReduce(incremental=name == "oracle-incremental")
-            heap = self.heap if name.startswith("spark") else None
+            spark = name.startswith("spark")
             self.runs.append(harness.measure_inprocess("reduce", runner, workload, schedule,
-                                                       partial(runner.load, table), heap, agreement, _log,
-                                                       self.preset.budget_s))
+                                                       partial(runner.load, table),
+                                                       self.heap if spark else None, agreement, _log,
+                                                       self.preset.budget_s,
+                                                       JobCounter(self.spark) if spark else None))
         os.remove(table.path)
 
     def _reach_runner(self, name: str) -> Any:
@@ -220,6 +223,13 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
+def _setting(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"--conf wants KEY=VALUE, got {text!r}")
+    return key, value
+
+
 def workloads(preset: Preset) -> tuple[list[ReduceWorkload], list[GraphWorkload]]:
     vpk = preset.values_per_key
     skews: list[KeySkew] = ["uniform"]
@@ -249,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated reduce sizes (rows), replacing the preset's")
     parser.add_argument("--batches", type=_sizes,
                         help="comma-separated reduce batch sizes (changes), replacing the preset's")
+    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", type=_setting,
+                        help="a Spark setting on top of the engine's (repeatable), e.g. to measure one")
     parser.add_argument("--driver-memory", default="6g")
     parser.add_argument("--master", help=MASTER_HELP)
     parser.add_argument("--executor-memory", default="8g", help=EXECUTOR_MEMORY_HELP)
@@ -268,7 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     created = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     spark = build_session(args.master, app_name="incspec-benchmarks",
-                          conf=session_conf(args.master, args.driver_memory, args.executor_memory))
+                          conf={**session_conf(args.master, args.driver_memory, args.executor_memory),
+                                **dict(args.conf)})
     info = machine(str(spark.sparkContext._jvm.java.lang.System.getProperty("java.version")))
     info["versions"]["pathway"] = engines.pathway_version()  # in the peer's own environment
     _log(f"machine: {info['cores']} cores, load average {info['load_average']}")
@@ -279,7 +292,8 @@ def main(argv: list[str] | None = None) -> int:
         (f" --sizes {','.join(map(str, args.sizes))}" if args.sizes else "") + \
         (f" --batches {','.join(map(str, args.batches))}" if args.batches else "") + \
         (f" --master '{args.master}' --executor-memory {args.executor_memory}" if args.master else "") + \
-        (f" --driver-memory {args.driver_memory}" if args.driver_memory != "6g" else "")
+        (f" --driver-memory {args.driver_memory}" if args.driver_memory != "6g" else "") + \
+        "".join(f" --conf {k}={v}" for k, v in args.conf)
     os.makedirs(RESULTS, exist_ok=True)
     path = os.path.join(RESULTS, f"{name}.json")
 
