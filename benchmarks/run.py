@@ -124,14 +124,19 @@ class Runner:
         g = GraphWorkload(100)
         gs = g.stream()
         graph = engines.Graph(_write_table(gs.initial(), self.data_dir, "warm-up-edges"), gs.roots())
-        for runner in (engines.SparkReduce(self.spark, "builtin"), engines.SparkReduce(self.spark, "python"),
-                       engines.SparkRecompute(self.spark)):
+        for runner in (engines.SparkReduce(self.spark, "builtin", self._staging("warm-up")),
+                       engines.SparkReduce(self.spark, "python", self._staging("warm-up")),
+                       engines.SparkRecompute(self.spark, self._staging("warm-up"))):
             stream = w.stream()
             runner.load(table)
-            runner.apply(stream.batch(10))
+            runner.apply(runner.stage(stream.batch(10)))
         for reach in (engines.SparkReach(self.spark), engines.SparkReachRecompute(self.spark)):
             reach.make(graph)
             reach.apply(gs.batch(2))
+
+    def _staging(self, name: str) -> str:
+        """A fresh folder for a runner's staged input batches (removed with the data)."""
+        return tempfile.mkdtemp(prefix=f"{name}-", dir=self.data_dir)
 
     def _wanted(self, engine: str, size: int) -> str | None:
         """None when ``engine`` runs at ``size``; else why not."""
@@ -167,9 +172,9 @@ class Runner:
                 continue
             runner: Any
             if name == "spark-recompute":
-                runner = engines.SparkRecompute(self.spark)
+                runner = engines.SparkRecompute(self.spark, self._staging(name))
             elif name.startswith("spark-"):
-                runner = engines.SparkReduce(self.spark, name.removeprefix("spark-"))
+                runner = engines.SparkReduce(self.spark, name.removeprefix("spark-"), self._staging(name))
             else:
                 runner = engines.OracleReduce(incremental=name == "oracle-incremental")
             spark = name.startswith("spark")

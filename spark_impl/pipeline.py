@@ -330,17 +330,14 @@ class ReduceView:
         return self.view.updates
 
     def handle(self, batch: DataFrame, batch_id: int) -> None:
-        batch.persist()
         try:
-            changes = self.view.changes(batch)
-            _crash_point(batch_id, "changes")
-            self.outputs.changes(changes, batch_id)
-            _crash_point(batch_id, "published")
+            with self.view.batch_changes(batch) as changes:
+                _crash_point(batch_id, "changes")
+                self.outputs.changes(changes, batch_id)
+                _crash_point(batch_id, "published")
         except Refused as refusal:
             self.refusal = refusal
             raise
-        finally:
-            batch.unpersist()
 
     def snapshot(self, checkpoint: str, batch_id: int) -> None:
         self.outputs.snapshot(self.view.read_view(self.spark, checkpoint, batch_id), batch_id)
