@@ -111,6 +111,10 @@ def _materialise(df: Any) -> Any:
     return df.localCheckpoint(eager=True)
 
 
+#: a staged batch's columns (the workloads' keys and values are 64-bit integers)
+BATCH_SCHEMA = "k bigint, v bigint, w bigint"
+
+
 @dataclass(frozen=True)
 class Staged:
     """A batch staged as Parquet: the folder's URL and its row count."""
@@ -211,7 +215,8 @@ class SparkRecompute:
 
     def apply(self, batch: Staged) -> None:
         """Apply a batch staged by :meth:`stage`: its rows join the pending ones, then recompute."""
-        self.pending.append(self.spark.read.parquet(batch.url))
+        # the schema given, as the incremental engine's file source has it: no inference job
+        self.pending.append(self.spark.read.schema(BATCH_SCHEMA).parquet(batch.url))
         self.pending_rows += batch.rows
         self._recompute()
 

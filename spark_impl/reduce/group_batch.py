@@ -43,7 +43,9 @@ class BatchFacts:
     invalid: int
     overflow: int
     removals: int
-    #: pairs whose multiplicity after the batch is below what it added: exact for one part
+    #: pairs whose multiplicity after the batch is below what it added: Δ⁻ ⊄ C iff not 0, for
+    #: a batch of one part (of several, a pair may rightly lose in a later part what an
+    #: earlier one added)
     violations: int
     #: the batch holds more than one part (its check is then made part by part)
     several_parts: bool

@@ -300,9 +300,11 @@ class MaintainedView:
             _refuse_row(batch)
         if facts.overflow:
             self._refuse_overflow(batch)
-        if facts.violations or (facts.removals and facts.several_parts):
+        if facts.several_parts and facts.removals:  # ``after - added`` is one part's check
             self._check_group(batch)
-            assert not facts.violations, f"{facts} but no pair breaks Δ⁻ ⊆ C"
+        elif facts.violations:
+            self._check_group(batch)
+            raise AssertionError(f"{facts}, but no pair breaks Δ⁻ ⊆ C part by part")
 
     def _refuse_overflow(self, batch: DataFrame) -> None:
         """Refuse the micro-batch for the first key whose accumulator (or size) overflowed,
