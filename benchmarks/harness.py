@@ -10,6 +10,7 @@ and against the first engine that ran (same data, same stored sizes).
 
 from __future__ import annotations
 
+import statistics
 import time
 import traceback
 from collections.abc import Callable
@@ -19,7 +20,14 @@ from typing import Any
 import pandas as pd
 
 from benchmarks import guard
-from benchmarks.measure import JvmHeap, load_average, reset_rss_peak, rss_peak_bytes, summary
+from benchmarks.measure import (
+    JobCounter,
+    JvmHeap,
+    load_average,
+    reset_rss_peak,
+    rss_peak_bytes,
+    summary,
+)
 from benchmarks.workloads import Digest, GraphWorkload, Intent, ReduceWorkload
 
 Schedule = list[tuple[int, int]]  # (changes per batch, batches)
@@ -45,11 +53,17 @@ def _record(bench: str, engine: str, role: str, workload: ReduceWorkload | Graph
             "status": "ok", "load_average": load_average(), "batches": []}
 
 
-def _batch_entry(size: int, samples: list[float]) -> dict[str, Any]:
+def _batch_entry(size: int, samples: list[float], jobs: list[int] | None = None) -> dict[str, Any]:
     entry: dict[str, Any] = {"batch": size, "samples_s": samples, **summary(samples)}
     if samples:
         entry["changes_per_s"] = size / entry["median_s"]
+    if jobs:
+        entry["jobs"] = jobs
     return entry
+
+
+def _jobs_note(jobs: list[int]) -> str:
+    return f", jobs/batch median {statistics.median(jobs):g}" if jobs else ""
 
 
 def _conserved(intent: Intent) -> tuple[str, ...]:
@@ -59,8 +73,9 @@ def _conserved(intent: Intent) -> tuple[str, ...]:
 def measure_inprocess(bench: str, runner: Any, workload: ReduceWorkload | GraphWorkload,
                       schedule: Schedule, load: Callable[[], None], heap: JvmHeap | None,
                       agreement: Agreement, log: Callable[[str], None],
-                      budget_s: float = float("inf")) -> dict[str, Any]:
-    """Time ``load()`` then each batch of ``schedule`` through ``runner.apply``.
+                      budget_s: float = float("inf"), jobs: JobCounter | None = None) -> dict[str, Any]:
+    """Time ``load()`` then each batch of ``schedule`` through ``runner.apply`` (and count
+    the Spark jobs each batch ran, untimed, given a ``jobs`` counter).
 
     Once the batches have taken ``budget_s`` seconds in all, the series stops
     (checked between batches): the record says ``truncated`` and keeps the
@@ -83,21 +98,28 @@ def measure_inprocess(bench: str, runner: Any, workload: ReduceWorkload | GraphW
         spent = 0.0
         for size, count in schedule:
             samples: list[float] = []
+            batch_jobs: list[int] = []
             for _ in range(count):
                 if spent > budget_s:
                     rec["truncated"] = f"time budget of {budget_s:.0f} s spent"
                     break
                 batch = stream.batch(size)
+                if hasattr(runner, "stage"):  # untimed: the input as the runner reads it
+                    batch = runner.stage(batch)
+                before = jobs.mark() if jobs is not None else 0
                 start = time.perf_counter()
                 runner.apply(batch)
                 samples.append(time.perf_counter() - start)
+                if jobs is not None:
+                    batch_jobs.append(jobs.mark() - before)
                 spent += samples[-1]
                 runner.settle()
             if not samples:
                 break
-            rec["batches"].append(_batch_entry(size, samples))
+            rec["batches"].append(_batch_entry(size, samples, batch_jobs))
             log(f"    {runner.name:<20} batch {size:>9,}: median {summary(samples)['median_s'] * 1e3:9.1f} ms"
-                f"  (min {min(samples) * 1e3:.1f}, max {max(samples) * 1e3:.1f}, n={len(samples)})")
+                f"  (min {min(samples) * 1e3:.1f}, max {max(samples) * 1e3:.1f}, n={len(samples)}"
+                f"{_jobs_note(batch_jobs)})")
         rec["memory"] = {"rss_peak_bytes": rss_peak_bytes()}
         if heap is not None:
             retained.append(heap.retained_bytes())

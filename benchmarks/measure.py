@@ -79,6 +79,20 @@ class JvmHeap:
         return int(self.runtime.totalMemory() - self.runtime.freeMemory())
 
 
+class JobCounter:
+    """Spark jobs run between two marks: the newest job id in the driver's status store
+    (jobs are numbered in order across the SparkContext), read after the listener bus
+    has delivered every event so far. Both marks are taken outside the timed region."""
+
+    def __init__(self, spark: Any) -> None:
+        self.context = spark.sparkContext._jsc.sc()
+
+    def mark(self) -> int:
+        self.context.listenerBus().waitUntilEmpty()
+        jobs = self.context.statusStore().jobsList(None)  # newest first
+        return int(jobs.head().jobId()) if jobs.nonEmpty() else -1
+
+
 def session_conf(master: str | None, driver_memory: str, executor_memory: str = "8g") -> dict[str, str]:
     """The benchmarks' Spark settings. ``master`` as for
     :func:`spark_impl.session.build_session`; with executors in JVMs of their own

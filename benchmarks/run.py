@@ -38,6 +38,7 @@ from benchmarks import engines, harness
 from benchmarks.measure import (
     EXECUTOR_MEMORY_HELP,
     MASTER_HELP,
+    JobCounter,
     JvmHeap,
     load_average,
     machine,
@@ -123,14 +124,19 @@ class Runner:
         g = GraphWorkload(100)
         gs = g.stream()
         graph = engines.Graph(_write_table(gs.initial(), self.data_dir, "warm-up-edges"), gs.roots())
-        for runner in (engines.SparkReduce(self.spark, "builtin"), engines.SparkReduce(self.spark, "python"),
-                       engines.SparkRecompute(self.spark)):
+        for runner in (engines.SparkReduce(self.spark, "builtin", self._staging("warm-up")),
+                       engines.SparkReduce(self.spark, "python", self._staging("warm-up")),
+                       engines.SparkRecompute(self.spark, self._staging("warm-up"))):
             stream = w.stream()
             runner.load(table)
-            runner.apply(stream.batch(10))
+            runner.apply(runner.stage(stream.batch(10)))
         for reach in (engines.SparkReach(self.spark), engines.SparkReachRecompute(self.spark)):
             reach.make(graph)
             reach.apply(gs.batch(2))
+
+    def _staging(self, name: str) -> str:
+        """A fresh folder for a runner's staged input batches (removed with the data)."""
+        return tempfile.mkdtemp(prefix=f"{name}-", dir=self.data_dir)
 
     def _wanted(self, engine: str, size: int) -> str | None:
         """None when ``engine`` runs at ``size``; else why not."""
@@ -166,15 +172,17 @@ class Runner:
                 continue
             runner: Any
             if name == "spark-recompute":
-                runner = engines.SparkRecompute(self.spark)
+                runner = engines.SparkRecompute(self.spark, self._staging(name))
             elif name.startswith("spark-"):
-                runner = engines.SparkReduce(self.spark, name.removeprefix("spark-"))
+                runner = engines.SparkReduce(self.spark, name.removeprefix("spark-"), self._staging(name))
             else:
                 runner = engines.OracleReduce(incremental=name == "oracle-incremental")
-            heap = self.heap if name.startswith("spark") else None
+            spark = name.startswith("spark")
             self.runs.append(harness.measure_inprocess("reduce", runner, workload, schedule,
-                                                       partial(runner.load, table), heap, agreement, _log,
-                                                       self.preset.budget_s))
+                                                       partial(runner.load, table),
+                                                       self.heap if spark else None, agreement, _log,
+                                                       self.preset.budget_s,
+                                                       JobCounter(self.spark) if spark else None))
         os.remove(table.path)
 
     def _reach_runner(self, name: str) -> Any:
@@ -220,6 +228,13 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
+def _setting(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"--conf wants KEY=VALUE, got {text!r}")
+    return key, value
+
+
 def workloads(preset: Preset) -> tuple[list[ReduceWorkload], list[GraphWorkload]]:
     vpk = preset.values_per_key
     skews: list[KeySkew] = ["uniform"]
@@ -249,6 +264,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated reduce sizes (rows), replacing the preset's")
     parser.add_argument("--batches", type=_sizes,
                         help="comma-separated reduce batch sizes (changes), replacing the preset's")
+    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", type=_setting,
+                        help="a Spark setting on top of the engine's (repeatable), e.g. to measure one")
     parser.add_argument("--driver-memory", default="6g")
     parser.add_argument("--master", help=MASTER_HELP)
     parser.add_argument("--executor-memory", default="8g", help=EXECUTOR_MEMORY_HELP)
@@ -268,7 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     created = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     spark = build_session(args.master, app_name="incspec-benchmarks",
-                          conf=session_conf(args.master, args.driver_memory, args.executor_memory))
+                          conf={**session_conf(args.master, args.driver_memory, args.executor_memory),
+                                **dict(args.conf)})
     info = machine(str(spark.sparkContext._jvm.java.lang.System.getProperty("java.version")))
     info["versions"]["pathway"] = engines.pathway_version()  # in the peer's own environment
     _log(f"machine: {info['cores']} cores, load average {info['load_average']}")
@@ -279,7 +297,8 @@ def main(argv: list[str] | None = None) -> int:
         (f" --sizes {','.join(map(str, args.sizes))}" if args.sizes else "") + \
         (f" --batches {','.join(map(str, args.batches))}" if args.batches else "") + \
         (f" --master '{args.master}' --executor-memory {args.executor_memory}" if args.master else "") + \
-        (f" --driver-memory {args.driver_memory}" if args.driver_memory != "6g" else "")
+        (f" --driver-memory {args.driver_memory}" if args.driver_memory != "6g" else "") + \
+        "".join(f" --conf {k}={v}" for k, v in args.conf)
     os.makedirs(RESULTS, exist_ok=True)
     path = os.path.join(RESULTS, f"{name}.json")
 

@@ -3,7 +3,9 @@
 The same engine as the pipeline (:mod:`spark_impl.reduce.maintained_view` driven by
 :class:`~spark_impl.reduce.view_runner.ViewRunner`): each call is one micro-batch of the
 streaming query, its changes computed and written to Spark's ``noop`` sink (so the
-work is done, nothing is kept in the driver). ``load`` is simply the first batch.
+work is done, nothing is kept in the driver). ``load`` is simply the first batch;
+``apply_folder`` takes a batch already written as Parquet (the benchmark stages every
+engine's batches so, untimed).
 """
 
 from __future__ import annotations
@@ -34,6 +36,10 @@ class SteppedView:
 
     def apply(self, delta: DataFrame, rows: int | None = None, **_: Any) -> None:
         self.runner.step(delta.select("k", "v", "w"))
+
+    def apply_folder(self, folder: str) -> None:
+        """Apply a batch already written as Parquet ``k, v, w`` files in ``folder`` (moved)."""
+        self.runner.step_folder(folder)
 
     def stored_sizes(self) -> dict[str, int]:
         return self.runner.stored_sizes()

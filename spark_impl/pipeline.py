@@ -393,10 +393,10 @@ class ReduceView:
         _handled(self, batch, batch_id, self._publish)
 
     def _publish(self, batch: DataFrame, batch_id: int) -> None:
-        changes = self.view.changes(batch)
-        _crash_point(batch_id, "changes")
-        self.outputs.changes(changes, batch_id)
-        _crash_point(batch_id, "published")
+        with self.view.batch_changes(batch) as changes:
+            _crash_point(batch_id, "changes")
+            self.outputs.changes(changes, batch_id)
+            _crash_point(batch_id, "published")
 
     def snapshot(self, checkpoint: str, batch_id: int) -> None:
         self.outputs.snapshot(self.view.read_view(self.spark, checkpoint, batch_id), batch_id)

@@ -48,16 +48,18 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 
 from spark_impl.errors import SparkEngineError
 from spark_impl.reduce.fold_buckets import fold_buckets
+from spark_impl.reduce.group_batch import BatchFacts, changes_observed, overflowed
 from spark_impl.reduce.keyed_fold import INVALID_MARKER, KeyedFold, output_schema
 from spark_impl.reduce.reducer_kinds import (
     GroupReducer,
@@ -186,23 +188,38 @@ class MaintainedView:
     def changes(self, batch: DataFrame) -> DataFrame:
         """The changes ``key, present, accumulator`` of one micro-batch of :attr:`updates`
         (``batch`` persisted by the caller); raises :class:`InvalidDelta` first if the
-        micro-batch removes a value not present."""
+        micro-batch removes a value not present. A group reducer's changes come back
+        persisted (computed and checked in one job): :meth:`batch_changes` unpersists them."""
         if isinstance(self.reducer, GroupReducer):
-            # a micro-batch without invalid rows, overflows or removals (a bulk load, say)
-            # cannot be refused; counting them is one pass without a shuffle, which
-            # materialises the persisted batch
-            facts = batch.agg(*self._refusal_counts()).first()
-            assert facts is not None
-            if facts["invalid"]:
-                refuse_invalid_row(batch)
-            if facts["overflow"]:
-                self._refuse_overflow(batch)
-            if facts["removals"]:
-                self._check_group(batch)
-            return self._group_changes(batch)
+            observation = Observation()
+            staged = changes_observed(batch, self._components(), self._group_accumulator(),
+                                      observation).persist()
+            try:
+                # the one job: changes materialised (a write to nowhere: no count's extra
+                # stage), refusal counts observed
+                staged.write.format("noop").mode("overwrite").save()
+                self._refuse_group(batch, BatchFacts.read(observation))
+            except BaseException:
+                staged.unpersist()
+                raise
+            return staged
         # an executor's refusal surfaces when the caller runs an action (see refusal_in)
         return batch.where("changed").select(F.col("k").alias("key"), "present",
                                              self._fold_accumulator().alias("accumulator"))
+
+    @contextmanager
+    def batch_changes(self, batch: DataFrame) -> Iterator[DataFrame]:
+        """Inside ``foreachBatch``: ``batch`` persisted, its :meth:`changes` (refusing it
+        first if it must be), both released on leaving."""
+        batch.persist()
+        try:
+            changes = self.changes(batch)
+            try:
+                yield changes
+            finally:
+                changes.unpersist()
+        finally:
+            batch.unpersist()
 
     def work(self, batch: DataFrame, by: Column | None = None) -> dict[Any, dict[str, int]]:
         """The micro-batch's work counters, ⊕/⊖ applications and keys touched (SKIP-THM-3),
@@ -224,11 +241,8 @@ class MaintainedView:
         """A ``foreachBatch`` function: validate the micro-batch, hand its changes to ``sink``."""
 
         def handle(batch: DataFrame, batch_id: int) -> None:
-            batch.persist()
-            try:
-                sink(self.changes(batch), batch_id)
-            finally:
-                batch.unpersist()
+            with self.batch_changes(batch) as changes:
+                sink(changes, batch_id)
 
         return handle
 
@@ -279,26 +293,23 @@ class MaintainedView:
         parts = [F.col(c) for c in self._components()]
         return parts[0] if self.reducer.scalar else F.array(*parts)
 
-    def _refusal_counts(self) -> list[Column]:
-        """Per micro-batch: its invalid rows, the state rows whose sums overflowed (``try_sum``
-        leaves them null; refused before they are committed) and its removals."""
-        raw = F.col("kind") == "raw"
-        return [F.count_if(raw & F.col("invalid").isNotNull()).alias("invalid"),
-                F.count_if(self._overflowed()).alias("overflow"),
-                F.count_if(raw & (F.col("m") < 0)).alias("removals")]
-
-    def _overflowed(self) -> Column:
-        """A state row whose sum overflowed: a pair's multiplicity, a key's size or component."""
-        component_lost = F.lit(False)
-        for c in self._components():
-            component_lost = component_lost | F.col(c).isNull()
-        kind = F.col("kind")
-        return (kind != "raw") & (F.col("m").isNull() | ((kind == "key") & component_lost))
+    def _refuse_group(self, batch: DataFrame, facts: BatchFacts) -> None:
+        """Refuse the micro-batch if the one pass saw an invalid row, an overflow, or a
+        removal beyond the multiplicity (a batch of several parts is checked part by part)."""
+        if facts.invalid:
+            refuse_invalid_row(batch)
+        if facts.overflow:
+            self._refuse_overflow(batch)
+        if facts.several_parts and facts.removals:  # ``after - added`` is one part's check
+            self._check_group(batch)
+        elif facts.violations:
+            self._check_group(batch)
+            raise AssertionError(f"{facts}, but no pair breaks Δ⁻ ⊆ C part by part")
 
     def _refuse_overflow(self, batch: DataFrame) -> None:
         """Refuse the micro-batch for the first key whose accumulator (or size) overflowed,
         naming the batch's change at that key of largest magnitude and its file."""
-        key = batch.where(self._overflowed()).orderBy("k").select("k").first()
+        key = batch.where(overflowed(self._components())).orderBy("k").select("k").first()
         assert key is not None
         at_key = batch.where((F.col("kind") == "raw") & (F.col("k") == key["k"]))
         row = at_key.orderBy(F.abs(F.col("a0")).desc_nulls_first(), "part").first()
@@ -309,9 +320,10 @@ class MaintainedView:
 
     def _check_group(self, batch: DataFrame) -> None:
         """Δ⁻ ⊆ C for each part of the micro-batch, in ``part`` order (SKIP-DEC-SPARK-PARTS),
-        in one aggregation per (key, value): from the multiplicity before the batch
-        (``after - net``), the batch's changes sorted by ``(part, weight)`` (a part's
-        removals before its additions, SKIP-DEF-10) must never take it below 0."""
+        in one aggregation per (key, value), raising the first refusal's facts: from the
+        multiplicity before the batch (``after - net``), the batch's changes sorted by
+        ``(part, weight)`` (a part's removals before its additions, SKIP-DEF-10) must never
+        take it below 0. Run only when the one pass saw a breach, or removals across parts."""
         is_raw = F.col("kind") == "raw"
         per_pair = batch.where(F.col("kind") != "key").groupBy("k", "v").agg(
             F.sum(F.when(~is_raw, F.col("m"))).alias("after"),
@@ -327,26 +339,6 @@ class MaintainedView:
         if found:
             row = found[0]
             raise _refusal(row["k"], row["v"], int(row["after"]) - int(row["net"]), row["steps"])
-
-    def _group_changes(self, batch: DataFrame) -> DataFrame:
-        """Per touched key, in one aggregation: its new state (the ``key`` row) and the batch's
-        delta (the ``raw`` rows); a key changes if its presence or an accumulator component does."""
-        comps = self._components()
-        is_key = F.col("kind") == "key"
-        per_key = batch.where(F.col("kind") != "pair").groupBy("k").agg(
-            F.sum(F.when(is_key, F.col("m"))).alias("m"),
-            F.sum(F.when(~is_key, F.col("m"))).alias("dn"),
-            *[F.sum(F.when(is_key, F.col(c))).alias(c) for c in comps],
-            *[F.sum(F.when(~is_key, F.col(c))).alias(f"d{c}") for c in comps])
-        present = F.col("m") > 0
-        was_present = (F.col("m") - F.col("dn")) > 0
-        moved = F.lit(False)
-        for c in comps:
-            moved = moved | (F.col(f"d{c}") != 0)
-        changed = (present != was_present) | (present & moved)
-        return per_key.where(changed).select(
-            F.col("k").alias("key"), present.alias("present"),
-            F.when(present, self._group_accumulator()).alias("accumulator"))
 
     # --- the fold path -------------------------------------------------------------------------
 

@@ -1,8 +1,10 @@
 """Drive a maintained reduce view one change batch at a time (tests, adapter, benchmarks).
 
-Each batch is written as a Parquet folder ``ROOT/input/batch-NNNNNN`` (aside,
-then renamed into place, so the file source never sees half of it) and the
-query runs exactly that micro-batch (``processAllAvailable``). State and
+Each batch is a Parquet folder ``ROOT/input/batch-NNNNNN``: a DataFrame is written
+aside as it is partitioned (:meth:`ViewRunner.step`), a folder already written is
+taken as it is (:meth:`ViewRunner.step_folder`); either is renamed into place, so
+the file source never sees half of it, and the query runs exactly that
+micro-batch (``processAllAvailable``). State and
 progress live in ``ROOT/checkpoint``: a runner built again on the same
 ``ROOT`` resumes where the last committed batch left off.
 
@@ -81,16 +83,14 @@ class ViewRunner:
                 .trigger(processingTime="0 seconds"))
 
     def _handle(self, batch: DataFrame, batch_id: int) -> None:
-        batch.persist()
         try:
-            self.sink(self.view.changes(batch), batch_id)
-            if self.with_work:
-                self.work = self.view.work(batch, self.work_by)
+            with self.view.batch_changes(batch) as changes:
+                self.sink(changes, batch_id)
+                if self.with_work:
+                    self.work = self.view.work(batch, self.work_by)
         except Refused as refusal:
             self.refusal = refusal  # the query wraps it in a Java exception: keep it whole
             raise
-        finally:
-            batch.unpersist()
 
     def step(self, rows: DataFrame) -> None:
         """Apply one batch of ``k, v, w`` rows; raises
@@ -99,14 +99,28 @@ class ViewRunner:
         A transient failure (:func:`~spark_impl.errors.transient`: a Python worker that did
         not connect back in time, or died) restarts the query from its checkpoint, which runs
         the uncommitted micro-batch again, up to :data:`~spark_impl.errors.RETRIES` times; a
-        failure that stands leaves the state as before the batch (its folder is emptied)."""
-        name = f"batch-{self.batches:06d}"
-        self.batches += 1
-        target = f"{self.root}/input/{name}"
-        aside = f"{self.root}/staging/{name}"
-        rows.select("k", "v", "w").coalesce(1).write.mode("overwrite").parquet(aside)
+        failure that stands leaves the state as before the batch (its folder is emptied).
+
+        The rows are written as they are partitioned, one file per partition (in parallel,
+        not funnelled through one task)."""
+        aside, target = self._next_batch()
+        rows.select("k", "v", "w").write.mode("overwrite").parquet(aside)
         self.fs.rename(aside, target)
         self._run(target)
+
+    def step_folder(self, folder: str) -> None:
+        """:meth:`step` for a batch already written: ``folder`` (a Hadoop path on the file
+        system of the runner's root) holds Parquet files of ``k, v, w`` rows; it is moved
+        into the input, not read and written again."""
+        _, target = self._next_batch()
+        self.fs.rename(folder, target)
+        self._run(target)
+
+    def _next_batch(self) -> tuple[str, str]:
+        """The next batch's folder aside (to write it in) and in the input."""
+        name = f"batch-{self.batches:06d}"
+        self.batches += 1
+        return f"{self.root}/staging/{name}", f"{self.root}/input/{name}"
 
     def _run(self, target: str) -> None:
         try:

@@ -1,0 +1,109 @@
+"""A reduce micro-batch's fixed cost: its jobs, and how its input gets in (issue 33)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+
+pytestmark = pytest.mark.spark
+
+SCHEMA = "k bigint, v bigint, w bigint"
+
+
+class Runner:
+    """A sum view stepped by a :class:`~spark_impl.reduce.view_runner.ViewRunner` whose batch
+    handler counts the Spark jobs :meth:`MaintainedView.changes` runs."""
+
+    def __init__(self, spark: Any, root: str) -> None:
+        from benchmarks.measure import JobCounter
+        from spark_impl.reduce.view_runner import ViewRunner
+
+        self.spark, self.jobs = spark, JobCounter(spark)
+        self.changes: list[dict[int, Any]] = []
+        self.change_jobs: list[int] = []
+        self.view_runner = ViewRunner(spark, "sum", "bigint", "bigint", root, self._sink)
+        view = self.view_runner.view
+        original_changes = view.changes
+
+        def counted(batch: Any) -> Any:
+            before = self.jobs.mark()
+            out = original_changes(batch)
+            self.change_jobs.append(self.jobs.mark() - before)
+            return out
+
+        object.__setattr__(view, "changes", counted)  # a frozen dataclass: the test's probe only
+
+    def _sink(self, changes: Any, batch_id: int) -> None:
+        self.changes.append({r["key"]: r["accumulator"] if r["present"] else None
+                             for r in changes.collect()})
+
+    def step(self, rows: list[tuple[int, int, int]]) -> None:
+        self.view_runner.step(self.spark.createDataFrame(rows, SCHEMA))
+
+    def view(self) -> dict[int, int]:
+        return {r["key"]: int(r["accumulator"]) for r in self.view_runner.read_view().collect()}
+
+
+@pytest.fixture
+def runner(spark: Any, tmp_path: Any) -> Any:
+    r = Runner(spark, "file://" + str(tmp_path / "view"))
+    yield r
+    r.view_runner.stop()
+
+
+@pytest.mark.spec("SKIP-DEC-SPARK-BATCH", evidence="example")
+def test_a_group_micro_batch_is_changed_and_checked_in_one_job(runner: Runner) -> None:
+    """Its changes and every count that could refuse it (invalid rows, overflows, Δ⁻ ⊆ C)
+    come out of one Spark job, the batch's removals included."""
+    runner.step([(1, 10, 1), (1, 20, 1), (2, 5, 1)])
+    runner.step([(1, 10, -1), (1, 30, 1), (2, 5, -1), (3, 7, 2)])
+    assert runner.change_jobs == [1, 1]
+    assert runner.changes[-1] == {1: 50, 2: None, 3: 14}
+    assert runner.view() == {1: 50, 3: 14}
+
+
+def test_a_key_whose_entry_is_unchanged_is_no_change(runner: Runner) -> None:
+    runner.step([(1, 10, 1), (2, 5, 1)])
+    runner.step([(1, 10, -1), (1, 4, 1), (1, 6, 1), (2, 5, 1), (2, 5, -1)])
+    assert runner.changes[-1] == {}
+
+
+@pytest.mark.spec("SKIP-DEF-8", "SKIP-DEC-SPARK-BATCH", evidence="example")
+def test_a_pair_removed_beyond_its_multiplicity_is_refused_and_the_state_kept(
+        runner: Runner) -> None:
+    """A pair both removed and added by one batch: ``after - added < 0`` refuses it, with
+    the same facts as the part-by-part check (value 10 is there once, removed twice)."""
+    from spark_impl.reduce.maintained_view import InvalidDelta
+
+    runner.step([(1, 10, 1), (2, 5, 1)])
+    with pytest.raises(InvalidDelta) as refused:
+        runner.step([(1, 10, -2), (1, 10, 1), (2, 5, 1)])
+    assert (refused.value.key, refused.value.value) == (1, 10)
+    assert (refused.value.available, refused.value.removed) == (1, 2)
+    runner.step([(2, 5, -1)])
+    assert runner.changes[-1] == {2: None}
+    assert runner.view() == {1: 10}
+
+
+def test_a_data_frame_batch_is_written_as_partitioned_not_through_one_task(
+        spark: Any, runner: Runner, tmp_path: Any) -> None:
+    rows = spark.createDataFrame([(k, k, 1) for k in range(30)], SCHEMA).repartition(3)
+    runner.view_runner.step(rows)
+    folder = tmp_path / "view" / "input" / "batch-000000"
+    assert len([n for n in os.listdir(folder) if n.endswith(".parquet")]) == 3
+    assert runner.view() == {k: k for k in range(30)}
+
+
+@pytest.mark.spec("SKIP-DEC-SPARK-BATCH", evidence="example")
+def test_a_written_batch_is_moved_into_the_input_not_rewritten(
+        spark: Any, runner: Runner, tmp_path: Any) -> None:
+    written = "file://" + str(tmp_path / "written")
+    spark.createDataFrame([(1, 4, 1), (2, 6, 3)], SCHEMA).write.parquet(written)
+    names = sorted(os.listdir(urlparse(written).path))
+    runner.view_runner.step_folder(written)
+    assert not os.path.exists(urlparse(written).path)
+    assert sorted(os.listdir(tmp_path / "view" / "input" / "batch-000000")) == names
+    assert runner.view() == {1: 4, 2: 18}
