@@ -207,12 +207,18 @@ def random_batches(seed: int, count: int) -> list[Rows]:
     return batches
 
 
-def cli(inp: Path, out: Path) -> subprocess.Popen[str]:
+def cli(inp: Path, out: Path, log: Path) -> subprocess.Popen[str]:
+    """The pipeline in a process group of its own, its output going to ``log``."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-m", "spark_impl.pipeline", "--input", str(inp),
-                             "--output", str(out), "--view", "reduce:sum", "--snapshot-every", "2"],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            text=True, start_new_session=True)
+    with log.open("w") as sink:
+        return subprocess.Popen([sys.executable, "-m", "spark_impl.pipeline", "--input", str(inp),
+                                 "--output", str(out), "--view", "reduce:sum", "--snapshot-every", "2"],
+                                cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT,
+                                text=True, start_new_session=True)
+
+
+def tail(log: Path, lines: int = 80) -> str:
+    return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
 
 
 KILLS = 20
@@ -232,8 +238,10 @@ def test_kill_9_at_random_moments_loses_nothing(spark: Any, tmp_path: Path) -> N
     assert run(spark, inp, clean) == 0
     rng = random.Random(7)
     kills = 0
+    runs = 0
     while True:
-        process = cli(inp, out)
+        log = tmp_path / f"run-{runs:02d}.log"
+        process, runs = cli(inp, out, log), runs + 1
         if kills < KILLS:
             time.sleep(rng.uniform(3.0, 25.0))
             if process.poll() is None:
@@ -241,7 +249,8 @@ def test_kill_9_at_random_moments_loses_nothing(spark: Any, tmp_path: Path) -> N
                 process.wait()
                 kills += 1
                 continue
-        assert process.wait(timeout=900) == 0
+        status = process.wait(timeout=900)
+        assert status == 0, f"run {runs} (after {kills} kills) exited {status}:\n{tail(log)}"
         if kills >= KILLS:
             break
     expected = fold_inputs(batches)
