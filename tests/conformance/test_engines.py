@@ -28,7 +28,8 @@ IDS = {c.id for c in CASES}
 
 def test_every_shipped_engine_has_an_adapter_a_dependency_list_and_live_expectations() -> None:
     shipped = released_engines.shipped()
-    assert {"skip", "skip-per-key", "d2ts", "pathway", "pathway-custom", "pydbsp"} <= set(shipped)
+    assert {"skip", "skip-per-key", "d2ts", "pathway", "pathway-custom", "pydbsp", "flink",
+            "flink-custom"} <= set(shipped)
     for name, engine in shipped.items():
         deps = "package.json" if engine.installer == "npm" else "requirements.txt"
         assert (engine.folder / deps).is_file(), name
@@ -220,6 +221,12 @@ def test_the_engine_readmes_counts_are_those_of_the_results_data() -> None:
     assert summary["total"]["fail"] == summary["total"]["errored"] == summary["total"]["xfail"] == 0
     assert summary["zset"]["unsupported"] == 0 and summary["zset"]["skipped"] == 0
     assert f"`ranks` ({summary['fixpoint']['unsupported']} fixpoint cases, unsupported)" in pydbsp
+    flink = " ".join((released_engines.ENGINES / "flink" / "README.md").read_text(encoding="utf-8").split())
+    for name in ("flink", "flink-custom"):
+        reduce = engines[name]["summary"]["reduce"]
+        assert (f"{reduce['pass']} of the {reduce['cases']} reduce cases pass; the {reduce['xfail']} others "
+                "are the known failures") in flink
+        assert reduce["fail"] == reduce["errored"] == reduce["xpass"] == 0
     # skip-per-key: the largest overrun is the product of the stated factors, and the README's example
     per_key = engines["skip-per-key"]
     worst = max((r["overrun"]["reducer_calls"] for r in per_key["results"] if "overrun" in r),
