@@ -53,18 +53,24 @@ def engine(spark: Any) -> Any:
     return SparkFixpointEngine(spark)
 
 
+def restored(r: Any, roots: Any, edges: Any, live: Any) -> Any:
+    """``r`` holding ``roots``, ``edges`` and their fixpoint ``live (node, rank)`` (exact
+    BFS distances, known to the test), written by ``restore`` rather than made by
+    Spark's BFS (one job per level and a few more): the tests using it check the
+    updates that follow. ``restore`` builds the same tables as ``make``
+    (``IncrementalReachability._built``), which the tests above check."""
+    r.restore(roots, edges, live)
+    return r
+
+
 def restored_chain(spark: Any, edges: Any, n: int) -> Any:
     """An engine (``bigint`` nodes) holding root 0, ``edges`` and their fixpoint, the
-    chain 0 -> 1 -> ... -> n at ranks 0 ... n (``edges`` adds nothing live to it),
-    written by ``restore`` rather than made by Spark's BFS (one job per level): the
-    tests using it check the updates that follow. ``restore`` builds the same tables
-    as ``make`` (``IncrementalReachability._built``), which the tests above check."""
+    chain 0 -> 1 -> ... -> n at ranks 0 ... n (``edges`` adds nothing live to it):
+    :func:`restored`."""
     from spark_impl.fixpoint.reachability import IncrementalReachability
 
-    r = IncrementalReachability(spark, "bigint")
-    r.restore(spark.createDataFrame([(0,)], "node bigint"), edges,
-              spark.range(0, n + 1).selectExpr("id as node", "id as rank"))
-    return r
+    return restored(IncrementalReachability(spark, "bigint"), spark.createDataFrame([(0,)], "node bigint"), edges,
+                    spark.range(0, n + 1).selectExpr("id as node", "id as rank"))
 
 
 def test_worked_example_dce(spark: Any) -> None:
@@ -149,8 +155,9 @@ def test_a_failed_update_leaves_the_state_unchanged(spark: Any, monkeypatch: pyt
     from spark_impl.fixpoint.reachability import IncrementalReachability
     from spark_impl.storage.keyed_tables import KeyedTables
 
-    r = IncrementalReachability(spark, "string")
-    r.apply(add_roots=["R"], add_edges=[("R", "A"), ("A", "B")])
+    r = restored(IncrementalReachability(spark, "string"), spark.createDataFrame([("R",)], "node string"),
+                 spark.createDataFrame([("R", "A"), ("A", "B")], "src string, dst string"),
+                 spark.createDataFrame([("R", 0), ("A", 1), ("B", 2)], "node string, rank bigint"))
 
     def fail(self: KeyedTables, changes: Any) -> KeyedTables:
         raise RuntimeError("write failed")
@@ -262,11 +269,12 @@ def test_an_update_that_turns_out_large_is_recomputed(spark: Any) -> None:
     from spark_impl.fixpoint.reachability import IncrementalReachability
 
     n = 30
-    r = IncrementalReachability(spark, "bigint", bulk_rows=20, bulk_share=0.1)
-    r.make(spark.createDataFrame([(0,)], "node bigint"),
-           spark.range(1, n + 1).selectExpr("0 as src", "id as dst")
-           .unionByName(spark.range(1, n + 1).selectExpr("id as src", f"id + {n} as dst")))
     ranks = {0: 0, **{i: 1 for i in range(1, n + 1)}, **{i + n: 2 for i in range(1, n + 1)}}
+    r = restored(IncrementalReachability(spark, "bigint", bulk_rows=20, bulk_share=0.1),
+                 spark.createDataFrame([(0,)], "node bigint"),
+                 spark.range(1, n + 1).selectExpr("0 as src", "id as dst")
+                 .unionByName(spark.range(1, n + 1).selectExpr("id as src", f"id + {n} as dst")),
+                 spark.createDataFrame(list(ranks.items()), "node bigint, rank bigint"))
 
     small = r.apply(remove_edges=[(0, 1)])
     assert (small.removed, small.work.from_scratch) == ({1, 1 + n}, False)
