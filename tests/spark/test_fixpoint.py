@@ -53,6 +53,26 @@ def engine(spark: Any) -> Any:
     return SparkFixpointEngine(spark)
 
 
+def restored(r: Any, roots: Any, edges: Any, live: Any) -> Any:
+    """``r`` holding ``roots``, ``edges`` and their fixpoint ``live (node, rank)`` (exact
+    BFS distances, known to the test), written by ``restore`` rather than made by
+    Spark's BFS (one job per level and a few more): the tests using it check the
+    updates that follow. ``restore`` builds the same tables as ``make``
+    (``IncrementalReachability._built``), which the tests above check."""
+    r.restore(roots, edges, live)
+    return r
+
+
+def restored_chain(spark: Any, edges: Any, n: int) -> Any:
+    """An engine (``bigint`` nodes) holding root 0, ``edges`` and their fixpoint, the
+    chain 0 -> 1 -> ... -> n at ranks 0 ... n (``edges`` adds nothing live to it):
+    :func:`restored`."""
+    from spark_impl.fixpoint.reachability import IncrementalReachability
+
+    return restored(IncrementalReachability(spark, "bigint"), spark.createDataFrame([(0,)], "node bigint"), edges,
+                    spark.range(0, n + 1).selectExpr("id as node", "id as rank"))
+
+
 def test_worked_example_dce(spark: Any) -> None:
     """§4.1-4.3: make, add R -> E -> F, remove A -> D."""
     e = engine(spark)
@@ -135,8 +155,9 @@ def test_a_failed_update_leaves_the_state_unchanged(spark: Any, monkeypatch: pyt
     from spark_impl.fixpoint.reachability import IncrementalReachability
     from spark_impl.storage.keyed_tables import KeyedTables
 
-    r = IncrementalReachability(spark, "string")
-    r.apply(add_roots=["R"], add_edges=[("R", "A"), ("A", "B")])
+    r = restored(IncrementalReachability(spark, "string"), spark.createDataFrame([("R",)], "node string"),
+                 spark.createDataFrame([("R", "A"), ("A", "B")], "src string, dst string"),
+                 spark.createDataFrame([("R", 0), ("A", 1), ("B", 2)], "node string, rank bigint"))
 
     def fail(self: KeyedTables, changes: Any) -> KeyedTables:
         raise RuntimeError("write failed")
@@ -179,10 +200,7 @@ def test_an_update_that_lost_its_scratch_blocks_is_run_again(spark: Any, monkeyp
     at its head) fails on Spark's missing-block error, and is run again from
     the stored tables, which it had not touched: the delta and the state are
     those of an update that never failed."""
-    from spark_impl.fixpoint.reachability import IncrementalReachability
-
-    r = IncrementalReachability(spark, "bigint")
-    r.make(spark.createDataFrame([(0,)], "node bigint"), spark.range(0, 5).selectExpr("id as src", "id + 1 as dst"))
+    r = restored_chain(spark, spark.range(0, 5).selectExpr("id as src", "id + 1 as dst"), 5)
     rounds = _losing_scratch_after_the_first_round(monkeypatch, r, attempts=1)
     cut = r.apply(remove_edges=[(1, 2)])
     # the lost attempt stopped after its first round; the retry kills 2, and 3-5 with it (one
@@ -198,11 +216,10 @@ def test_an_update_losing_its_scratch_every_time_fails_and_changes_nothing(
     """Retries are bounded: an update whose every attempt loses its scratch
     blocks fails with Spark's missing-block error after ``SCRATCH_RETRIES``
     retries, and the old state stays in force."""
-    from spark_impl.fixpoint.reachability import SCRATCH_RETRIES, IncrementalReachability
+    from spark_impl.fixpoint.reachability import SCRATCH_RETRIES
     from spark_impl.storage.scratch import lost_scratch
 
-    r = IncrementalReachability(spark, "bigint")
-    r.make(spark.createDataFrame([(0,)], "node bigint"), spark.range(0, 5).selectExpr("id as src", "id + 1 as dst"))
+    r = restored_chain(spark, spark.range(0, 5).selectExpr("id as src", "id + 1 as dst"), 5)
     rounds = _losing_scratch_after_the_first_round(monkeypatch, r, attempts=SCRATCH_RETRIES + 1)
     with pytest.raises(Exception) as failure:
         r.apply(remove_edges=[(1, 2)])
@@ -252,11 +269,12 @@ def test_an_update_that_turns_out_large_is_recomputed(spark: Any) -> None:
     from spark_impl.fixpoint.reachability import IncrementalReachability
 
     n = 30
-    r = IncrementalReachability(spark, "bigint", bulk_rows=20, bulk_share=0.1)
-    r.make(spark.createDataFrame([(0,)], "node bigint"),
-           spark.range(1, n + 1).selectExpr("0 as src", "id as dst")
-           .unionByName(spark.range(1, n + 1).selectExpr("id as src", f"id + {n} as dst")))
     ranks = {0: 0, **{i: 1 for i in range(1, n + 1)}, **{i + n: 2 for i in range(1, n + 1)}}
+    r = restored(IncrementalReachability(spark, "bigint", bulk_rows=20, bulk_share=0.1),
+                 spark.createDataFrame([(0,)], "node bigint"),
+                 spark.range(1, n + 1).selectExpr("0 as src", "id as dst")
+                 .unionByName(spark.range(1, n + 1).selectExpr("id as src", f"id + {n} as dst")),
+                 spark.createDataFrame(list(ranks.items()), "node bigint, rank bigint"))
 
     small = r.apply(remove_edges=[(0, 1)])
     assert (small.removed, small.work.from_scratch) == ({1, 1 + n}, False)
@@ -283,17 +301,14 @@ def test_an_update_releases_its_scratch_frames(spark: Any) -> None:
     back an expansion of 6), the RDDs this test persisted, counted after the
     second cut-and-repair, are as many as after the first (a leak grows them by
     some tens at each); the last delta is still readable."""
-    from spark_impl.fixpoint.reachability import IncrementalReachability
-
     sc = spark.sparkContext
     first = sc.parallelize([0]).id()  # RDD ids count up: older RDDs are other tests'
 
     def persisted_here() -> int:
         return sum(1 for rdd_id in sc._jsc.getPersistentRDDs().keySet() if rdd_id > first)
 
-    r = IncrementalReachability(spark, "bigint")
     chain = spark.range(0, 6).selectExpr("id as src", "id + 1 as dst")
-    r.make(spark.createDataFrame([(0,)], "node bigint"), chain.union(chain.selectExpr("src + 100", "dst")))
+    r = restored_chain(spark, chain.union(chain.selectExpr("src + 100", "dst")), 6)
     persisted = []
     for _ in range(2):
         cut = r.apply(remove_edges=[(0, 1)])
