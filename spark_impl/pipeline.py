@@ -395,7 +395,14 @@ class ReduceView:
     def _publish(self, batch: DataFrame, batch_id: int) -> None:
         with self.view.batch_changes(batch) as changes:
             _crash_point(batch_id, "changes")
-            self.outputs.changes(changes, batch_id)
+            if self.outputs.has_changes(batch_id):
+                # published by a run that died before Spark committed the micro-batch: the
+                # plan still runs, its stateful operator writing the micro-batch's state (a
+                # fold reducer's changes are lazy: unread, the state is not written and
+                # Spark fails the commit, "CheckpointInfo length: 0")
+                changes.write.format("noop").mode("overwrite").save()
+            else:
+                self.outputs.changes(changes, batch_id)
             _crash_point(batch_id, "published")
 
     def snapshot(self, checkpoint: str, batch_id: int) -> None:
