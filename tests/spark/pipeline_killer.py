@@ -3,16 +3,20 @@
 A kill at a random *wall-clock* moment lands where a machine's speed puts it: on a
 loaded machine every kill of a few seconds falls in the JVM's start, and the writes
 of a micro-batch are never hit. Here a run is killed, at random, either a pause
-(0 to 8 s) after it starts, or once it has committed one more micro-batch (or
-reported one done) and a pause (0 to 4 s) later: the kills spread over the start,
-a micro-batch's work, its state and commit writes, the snapshots and the end,
-whatever the machine's speed. Once every input file is committed only the first
-kind is left.
+(0 to 8 s) after it starts, or a pause (0 to 4 s) after the run's progress (the
+micro-batches committed) passes a point drawn over the whole run: the kills spread
+over the start, a micro-batch's work, its state and commit writes, the snapshots
+and the end, whatever the machine's speed. Once every input file is committed only
+the first kind is left.
 
-Used by ``tests/spark/test_pipeline.py`` (marker slow); run alone for a longer
-soak, over many seeds and a reduce view::
+A run may maintain several views (``--view`` repeated: the pipeline runs them one
+after another over the same files); its progress is the micro-batches committed by
+all of them, so the kills spread over every view's work.
 
-    python -m tests.spark.pipeline_killer --view reduce:min --seeds 1-20
+Used by ``tests/spark/test_pipeline.py`` (marker slow: the sum, min and reach views in
+one run); run alone for a longer soak over many seeds::
+
+    python -m tests.spark.pipeline_killer --view reduce:min --view reach --seeds 1-20
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,21 +41,25 @@ def view_name(view: str) -> str:
     return f"reduce-{reducer}" if kind == "reduce" else "reach"
 
 
-def committed(out: Path, view: str) -> int:
-    """How many micro-batches of ``view`` the checkpoint under ``out`` has committed."""
-    folder = out / "_checkpoint" / view_name(view) / "commits"
-    try:
-        return sum(1 for name in os.listdir(folder) if name.isdigit())
-    except FileNotFoundError:
-        return 0
+def committed(out: Path, views: Sequence[str]) -> int:
+    """How many micro-batches the checkpoint under ``out`` has committed, over all ``views``."""
+    total = 0
+    for view in views:
+        folder = out / "_checkpoint" / view_name(view) / "commits"
+        try:
+            total += sum(1 for name in os.listdir(folder) if name.isdigit())
+        except FileNotFoundError:
+            pass
+    return total
 
 
-def start(inp: Path, out: Path, view: str, log: Path) -> subprocess.Popen[str]:
-    """The pipeline in a process group of its own, its output going to ``log``."""
+def start(inp: Path, out: Path, views: Sequence[str], log: Path) -> subprocess.Popen[str]:
+    """The pipeline of ``views`` in a process group of its own, its output going to ``log``."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    chosen = [arg for view in views for arg in ("--view", view)]
     with log.open("w") as sink:
         return subprocess.Popen([sys.executable, "-m", "spark_impl.pipeline", "--input", str(inp),
-                                 "--output", str(out), "--view", view, "--snapshot-every", "2"],
+                                 "--output", str(out), *chosen, "--snapshot-every", "2"],
                                 cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT,
                                 text=True, start_new_session=True)
 
@@ -59,19 +68,21 @@ def tail(log: Path, lines: int = 80) -> str:
     return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
 
 
-def kill_at_random(process: subprocess.Popen[str], out: Path, view: str, log: Path,
-                   rng: random.Random, files: int) -> bool:
-    """Kill ``process``'s group at one of the moments of the module docstring; whether it
-    was killed (not already ended by itself)."""
-    before = committed(out, view)
-    after_start = before >= files or rng.random() < 0.25
+def kill_points(rng: random.Random, kills: int, total: int) -> list[int]:
+    """For each kill, the progress it waits for (micro-batches committed over all views),
+    drawn over the whole run's ``total`` and taken in order: a run of several views is hit
+    in each view's work, not only in the first view's."""
+    return sorted(rng.randrange(total) for _ in range(kills))
+
+
+def kill_at_random(process: subprocess.Popen[str], out: Path, views: Sequence[str],
+                   rng: random.Random, point: int, total: int) -> bool:
+    """Kill ``process``'s group at one of the moments of the module docstring, a progress-tied
+    one once more than ``point`` micro-batches are committed; whether it was killed (not
+    already ended by itself)."""
+    after_start = committed(out, views) >= total or rng.random() < 0.25
     pause = rng.uniform(0.0, 8.0) if after_start else rng.uniform(0.0, 4.0)
-
-    def progressed() -> bool:
-        return (after_start or committed(out, view) > before
-                or "done in" in log.read_text(errors="replace"))
-
-    while process.poll() is None and not progressed():
+    while process.poll() is None and not after_start and committed(out, views) <= point:
         time.sleep(POLL)
     time.sleep(pause)
     if process.poll() is not None:
@@ -81,17 +92,18 @@ def kill_at_random(process: subprocess.Popen[str], out: Path, view: str, log: Pa
     return True
 
 
-def run_with_kills(inp: Path, out: Path, view: str, kills: int, rng: random.Random,
+def run_with_kills(inp: Path, out: Path, views: Sequence[str], kills: int, rng: random.Random,
                    logs: Path) -> int:
-    """Run the pipeline over the files of ``inp`` until ``kills`` runs were killed and one
-    then ran to its end; every run that ends by itself must exit 0 (else AssertionError with
-    the tail of its output). Returns the number of runs."""
-    files = len(list(inp.iterdir()))
+    """Run the pipeline of ``views`` over the files of ``inp`` until ``kills`` runs were killed
+    and one then ran to its end; every run that ends by itself must exit 0 (else
+    AssertionError with the tail of its output). Returns the number of runs."""
+    total = len(list(inp.iterdir())) * len(views)
+    points = kill_points(rng, kills, total)
     killed = runs = 0
     while True:
         log = logs / f"run-{runs:02d}.log"
-        process, runs = start(inp, out, view, log), runs + 1
-        if killed < kills and kill_at_random(process, out, view, log, rng, files):
+        process, runs = start(inp, out, views, log), runs + 1
+        if killed < kills and kill_at_random(process, out, views, rng, points[killed], total):
             killed += 1
             continue
         status = process.wait(timeout=900)
@@ -103,36 +115,34 @@ def run_with_kills(inp: Path, out: Path, view: str, kills: int, rng: random.Rand
 def main(argv: list[str] | None = None) -> int:
     from spark_impl.session import build_session
     from tests.spark.test_pipeline import (
-        fold_inputs,
-        min_inputs,
-        published_prefixes,
+        KILLED_VIEWS,
+        check_killed_views,
         random_batches,
-        view_of,
-        write_batch,
+        random_graph_batches,
+        write_killed_inputs,
     )
 
-    folds = {"reduce:sum": fold_inputs, "reduce:min": min_inputs}
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--view", default="reduce:sum", choices=sorted(folds))
+    parser.add_argument("--view", action="append", choices=KILLED_VIEWS,
+                        help="a view to maintain (repeat for several; default reduce:sum)")
     parser.add_argument("--seeds", default="1-10", help="a range A-B of seeds, one soak each")
     parser.add_argument("--kills", type=int, default=10, help="kills per seed")
     parser.add_argument("--files", type=int, default=16, help="input files per seed")
     parser.add_argument("--work", default="pipeline-kill-soak", help="folder for inputs, outputs, logs")
     args = parser.parse_args(argv)
+    views = args.view or ["reduce:sum"]
     spark = build_session(app_name="pipeline-kill-soak")  # reads the views at the end
-    fold, name = folds[args.view], view_name(args.view)
     first, _, last = args.seeds.partition("-")
     for seed in range(int(first), int(last or first) + 1):
         base = Path(args.work).absolute() / f"seed-{seed}"
         inp, out = base / "in", base / "out"
         batches = random_batches(seed=seed, count=args.files)
-        for i, rows in enumerate(batches):
-            write_batch(inp, f"b{i:02d}.jsonl", rows, i)
-        runs = run_with_kills(inp, out, args.view, args.kills, random.Random(seed), base)
-        assert view_of(spark, out, name) == fold(batches), f"seed {seed}: the final view"
-        assert published_prefixes(spark, out, batches, name, fold)[-1] == len(batches)
-        print(f"seed {seed}: {args.kills} kills in {runs} runs; the view and every published "
-              "change exact", flush=True)
+        graph = random_graph_batches(seed=seed, count=args.files)
+        write_killed_inputs(inp, batches, graph)
+        runs = run_with_kills(inp, out, views, args.kills, random.Random(seed), base)
+        check_killed_views(spark, out, views, batches, graph)
+        print(f"seed {seed}: {args.kills} kills in {runs} runs; {', '.join(views)}: each view and "
+              "every published change exact", flush=True)
     return 0
 
 

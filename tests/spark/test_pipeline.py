@@ -205,32 +205,143 @@ def random_batches(seed: int, count: int) -> list[Rows]:
     return batches
 
 
+def random_graph_batches(seed: int, count: int, nodes: int = 8) -> list[Rows]:
+    """Valid graph edits for the reach view: edges and roots added when absent and removed
+    when present, none touched twice in one file."""
+    rng = random.Random(seed)
+    edges: set[tuple[int, int]] = set()
+    roots: set[int] = set()
+    batches: list[Rows] = []
+    for _ in range(count):
+        rows: Rows = []
+        touched: set[tuple[int, int]] = set()
+        for _ in range(rng.randint(1, 5)):
+            if rng.random() < 0.25:  # a root (kept as an edge of src to itself in ``touched``)
+                node = rng.randrange(nodes)
+                if (node, node) in touched:
+                    continue
+                touched.add((node, node))
+                weight = -1 if node in roots else 1
+                (roots.discard if weight < 0 else roots.add)(node)
+                rows.append({"kind": "root", "src": node, "dst": None, "weight": weight})
+                continue
+            if edges and rng.random() < 0.35:
+                edge = sorted(edges)[rng.randrange(len(edges))]
+            else:
+                edge = (rng.randrange(nodes), rng.randrange(nodes))
+            if edge in touched or edge[0] == edge[1]:
+                continue
+            touched.add(edge)
+            weight = -1 if edge in edges else 1
+            (edges.discard if weight < 0 else edges.add)(edge)
+            rows.append({"kind": "edge", "src": edge[0], "dst": edge[1], "weight": weight})
+        batches.append(rows)
+    return batches
+
+
+def reach_inputs(batches: Iterable[Rows]) -> set[int]:
+    """The nodes reachable from the roots after the graph edits, from scratch."""
+    edges: dict[tuple[int, int], int] = {}
+    roots: dict[int, int] = {}
+    for rows in batches:
+        for r in rows:
+            if r["kind"] == "root":
+                roots[r["src"]] = roots.get(r["src"], 0) + r["weight"]
+            else:
+                edges[(r["src"], r["dst"])] = edges.get((r["src"], r["dst"]), 0) + r["weight"]
+    live = {n for n, count in roots.items() if count > 0}
+    frontier = set(live)
+    while frontier:
+        frontier = {d for (s, d), count in edges.items() if count > 0 and s in frontier} - live
+        live |= frontier
+    return live
+
+
+def reach_of(spark: Any, out: Path) -> set[int]:
+    from spark_impl.pipeline import read_view
+
+    return {r["node"] for r in read_view(spark, str(out), "reach").collect()}
+
+
+def published_reach_prefixes(spark: Any, out: Path, batches: list[Rows]) -> list[int]:
+    """As :func:`published_prefixes`, for the reach view: micro-batches numbered 0, 1, ...
+    with none missing, each adding only nodes not live and removing only live ones, each
+    leaving the live set of a longer prefix of the input files. Returns those lengths."""
+    folder = out / "reach" / "changes"
+    ids = sorted(int(p.name.split("=", 1)[1]) for p in folder.iterdir() if p.name.startswith("batch="))
+    assert ids == list(range(len(ids)))
+    prefix_views = [reach_inputs(batches[:j]) for j in range(len(batches) + 1)]
+    live: set[int] = set()
+    lengths: list[int] = []
+    for b in ids:
+        rows = spark.read.parquet(str(folder / f"batch={b}")).collect()
+        nodes = [r["node"] for r in rows]
+        assert len(nodes) == len(set(nodes)), f"micro-batch {b} names a node twice"
+        for r in rows:
+            assert (r["node"] in live) != r["added"], f"micro-batch {b}: {r} changes nothing"
+            (live.add if r["added"] else live.discard)(r["node"])
+        start = lengths[-1] + 1 if lengths else 1
+        matches = [j for j in range(start, len(prefix_views)) if prefix_views[j] == live]
+        assert matches, f"after micro-batch {b} the live set {sorted(live)} is no prefix's"
+        lengths.append(matches[0])
+    return lengths
+
+
 #: kills per run of the test; :mod:`tests.spark.pipeline_killer` chooses their moments
 KILLS = 20
+#: the views the kill test maintains in one run: a group reducer, a fold reducer, reach
+KILLED_VIEWS = ("reduce:sum", "reduce:min", "reach")
 
 
-@pytest.mark.slow
-@pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")
+def check_killed_views(spark: Any, out: Path, views: Iterable[str], batches: list[Rows],
+                       graph: list[Rows]) -> None:
+    """Each of ``views`` (of :data:`KILLED_VIEWS`) under ``out`` equals its from-scratch
+    fold, and its published changes lead, exactly and with none missing, through the views
+    of longer and longer prefixes of the input files to the whole's (two prefixes may have
+    one view: the last change's prefix is the first that has the whole's)."""
+    folds = {"reduce:sum": fold_inputs, "reduce:min": min_inputs}
+    for view in views:
+        if view == "reach":
+            assert reach_of(spark, out) == reach_inputs(graph), "the reach view"
+            last = published_reach_prefixes(spark, out, graph)[-1]
+            assert reach_inputs(graph[:last]) == reach_inputs(graph), "the reach view's changes"
+            continue
+        name, fold = "reduce-" + view.split(":")[1], folds[view]
+        assert view_of(spark, out, name) == fold(batches), f"the {view} view"
+        last = published_prefixes(spark, out, batches, name, fold)[-1]
+        assert fold(batches[:last]) == fold(batches), f"the {view} view's changes"
+
+
+def write_killed_inputs(inp: Path, batches: list[Rows], graph: list[Rows]) -> None:
+    """File ``i`` holds reduce batch ``i`` and graph batch ``i`` (each view reads its rows)."""
+    for i, (rows, edits) in enumerate(zip(batches, graph, strict=True)):
+        write_batch(inp, f"b{i:02d}.jsonl", rows + edits, i)
+
+
+@pytest.mark.slow  # 20 killed pipeline processes of three views: 10 minutes
+@pytest.mark.spec("SKIP-DEC-SPARK-STATE", "FIX-DEC-SPARK-STATE", evidence="example")
 def test_kill_9_at_random_moments_loses_nothing(spark: Any, tmp_path: Path) -> None:
     """``kill -9`` of the whole pipeline process group at 20 random moments spread over
     its start, its micro-batches' writes, its snapshots and its end
-    (:mod:`tests.spark.pipeline_killer`), each run restarted until one finishes: every run
-    that ends by itself exits 0, the final view equals an uninterrupted run's and the
-    from-scratch fold, and every micro-batch's changes were published exactly once (none
-    missing, each exact, together leading through the views of the files in order)."""
+    (:mod:`tests.spark.pipeline_killer`), of a run maintaining a sum, a min (a fold
+    reducer) and a reach view over the same files, each run restarted until one finishes:
+    every run that ends by itself exits 0, each final view equals an uninterrupted run's
+    and its from-scratch fold, and every micro-batch's changes were published exactly once
+    (none missing, each exact, together leading through the views of the files in order)."""
+    from spark_impl.pipeline import ViewSpec
+    from spark_impl.pipeline import run as run_pipeline
     from tests.spark.pipeline_killer import run_with_kills
 
-    batches = random_batches(seed=20261124, count=16)
+    batches, graph = random_batches(seed=20261124, count=12), random_graph_batches(seed=20261127, count=12)
     inp, out, clean = tmp_path / "in", tmp_path / "out", tmp_path / "clean"
-    for i, rows in enumerate(batches):
-        write_batch(inp, f"b{i:02d}.jsonl", rows, i)
-    assert run(spark, inp, clean) == 0
-    run_with_kills(inp, out, "reduce:sum", KILLS, random.Random(7), tmp_path)
-    expected = fold_inputs(batches)
-    assert view_of(spark, out) == view_of(spark, clean) == expected
-    assert published_prefixes(spark, clean, batches) == list(range(1, len(batches) + 1))
-    covered = published_prefixes(spark, out, batches)  # a restart may group files (SKIP-DEC-SPARK-PARTS)
-    assert covered[-1] == len(batches)
+    write_killed_inputs(inp, batches, graph)
+    specs = [ViewSpec.parse(v) for v in KILLED_VIEWS]
+    assert run_pipeline(spark, str(inp), str(clean), None, specs, log=lambda _: None) == 0
+    check_killed_views(spark, clean, KILLED_VIEWS, batches, graph)
+    every_file = list(range(1, len(batches) + 1))  # uninterrupted, each file its micro-batch
+    assert published_prefixes(spark, clean, batches) == published_reach_prefixes(spark, clean, graph) == every_file
+    run_with_kills(inp, out, KILLED_VIEWS, KILLS, random.Random(7), tmp_path)
+    check_killed_views(spark, out, KILLED_VIEWS, batches, graph)  # a restart may group files (SKIP-DEC-SPARK-PARTS)
 
 
 def published_prefixes(spark: Any, out: Path, batches: list[Rows], name: str = "reduce-sum",
