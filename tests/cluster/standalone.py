@@ -1,4 +1,5 @@
-"""A Spark standalone cluster (one master, one worker) started from the pyspark wheel alone.
+"""A Spark standalone cluster (one master, one worker, which a test may kill and replace) started
+from the pyspark wheel alone.
 
 ``$SPARK_HOME/bin/spark-class`` runs the master and the worker, ``SPARK_HOME`` being the
 pyspark package's folder (its ``jars/`` hold everything: nothing is downloaded). Both bind
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -64,7 +66,6 @@ class Standalone:
     memory: str = "1g"
     master_port: int = field(default_factory=free_port)
     master_ui_port: int = field(default_factory=free_port)
-    worker_ui_port: int = field(default_factory=free_port)
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
 
     @property
@@ -86,21 +87,43 @@ class Standalone:
 
     def start(self) -> None:
         """Start the master, then the worker; return once the master lists the worker alive."""
-        home = spark_home()
         for folder in ("logs", "pids", "daemon-conf", "worker", "worker-local"):
             (self.root / folder).mkdir(parents=True, exist_ok=True)
-        env = daemon_env(home, self.root)
+        home = spark_home()
         deadline = time.monotonic() + START_TIMEOUT
         self._spawn("master", [str(home / "bin" / "spark-class"), "org.apache.spark.deploy.master.Master",
                                "--host", "127.0.0.1", "--port", str(self.master_port),
-                               "--webui-port", str(self.master_ui_port)], env)
+                               "--webui-port", str(self.master_ui_port)], daemon_env(home, self.root))
         self._wait(deadline, lambda state: state is not None, "the master's web UI to answer", "master")
+        self.start_worker()
+
+    def start_worker(self) -> None:
+        """Start a worker (on a port of its own); return once the master lists it alive."""
+        home, port = spark_home(), free_port()
+        for folder in ("worker", "worker-local"):
+            (self.root / folder).mkdir(parents=True, exist_ok=True)
         self._spawn("worker", [str(home / "bin" / "spark-class"), "org.apache.spark.deploy.worker.Worker",
-                               "--host", "127.0.0.1", "--cores", str(self.cores), "--memory", self.memory,
-                               "--webui-port", str(self.worker_ui_port), "--work-dir", str(self.worker_dir),
-                               self.url], env)
-        self._wait(deadline, lambda state: state is not None and state.get("aliveworkers", 0) >= 1,
-                   "the worker to register with the master", "worker")
+                               "--host", "127.0.0.1", "--port", str(port), "--cores", str(self.cores),
+                               "--memory", self.memory, "--webui-port", str(free_port()),
+                               "--work-dir", str(self.worker_dir), self.url], daemon_env(home, self.root))
+
+        def alive(state: dict[str, Any] | None) -> bool:
+            return state is not None and any(w.get("port") == port and w.get("state") == "ALIVE"
+                                             for w in state.get("workers", []))
+        self._wait(time.monotonic() + START_TIMEOUT, alive, "the worker to register with the master", "worker")
+
+    def kill_worker(self) -> None:
+        """``kill -9`` the worker and its executors (its process group), then delete its
+        folders: the executors' working and local folders (blocks, shuffle files, state
+        store working copies) are lost, as with a machine lost."""
+        process = self.processes.pop("worker")
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.wait()
+        for folder in (self.worker_dir, self.worker_local_dir):
+            shutil.rmtree(folder, ignore_errors=True)
 
     def _spawn(self, name: str, command: list[str], env: dict[str, str]) -> None:
         with open(self.log(name), "wb") as out:
