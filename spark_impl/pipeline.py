@@ -35,15 +35,24 @@ Output (Parquet), per view ``NAME`` (``reduce-sum``, ``reach``):
 
 * ``OUTPUT/NAME/changes/batch=<micro-batch id>``: what each micro-batch changed
   (reduce ``key, present, accumulator``; reach ``node, added``), published
-  whole (written aside, then renamed) and exactly once per micro-batch (the reach
-  view publishes a micro-batch's changes before it saves its state and them, so a
-  crash at any point re-runs the micro-batch from the state before it);
+  whole and exactly once per micro-batch (the reach view publishes a micro-batch's
+  changes before it saves its state and them, so a crash at any point re-runs the
+  micro-batch from the state before it);
 * ``OUTPUT/NAME/view/v=<id>``: the whole view as of micro-batch ``id``, written
   at the end of a run and every ``--snapshot-every`` micro-batches; the file
   ``OUTPUT/NAME/view/_LATEST`` names the newest complete one (replaced
   atomically), so a reader never sees a missing or half-written view
   (:func:`read_view`). A reach snapshot is taken between micro-batches, never
   during one, and names the micro-batch it holds.
+
+A folder is published once the file ``_PUBLISHED`` (:data:`MARKER`), written last,
+after its data files, is in it; a reader reads only such folders
+(:func:`published_batches`, :func:`read_changes`, :func:`read_view`). A folder is
+written aside, then renamed into place, then marked: on an object store (``s3a://``)
+the rename copies file by file, and a crash can leave part of a folder there, unmarked;
+the run that publishes it again deletes it first. An output written before markers is
+marked at the next run: the changes of the micro-batches the checkpoint committed and
+the snapshot ``_LATEST`` names.
 
 State: each view is a streaming query with its checkpoint in
 ``CHECKPOINT/NAME`` (default ``OUTPUT/_checkpoint``): the source's progress and
@@ -98,6 +107,10 @@ REFUSED = 3
 STATE_TABLES = ("roots", "edges", "live")
 #: saved with them: the micro-batch's changes, published again from there if need be
 SAVED_CHANGES = "changes"
+#: the file written last into a published folder (changes, snapshot, saved state): the
+#: folder is published only with it, so a folder left half-written by a crash is never taken
+#: as done (an object store's rename is no atomic commit)
+MARKER = "_PUBLISHED"
 #: Spark's file source skips a file older than ``maxFileAge`` (default 7 days) before the
 #: newest file it has seen, silently: no input is ever that old here (10^5 days)
 MAX_FILE_AGE = "100000d"
@@ -144,29 +157,42 @@ class ViewSpec:
 
 
 class Outputs:
-    """A view's output folder: per-micro-batch changes and versioned whole-view snapshots."""
+    """A view's output folder: per-micro-batch changes and versioned whole-view snapshots.
+
+    A folder is published when its marker :data:`MARKER`, written last, is in it: the
+    marker is the commit point, not the rename that puts the folder in place (atomic on
+    HDFS and on local file systems, but a copy file by file on an object store)."""
 
     def __init__(self, fs: HadoopFS, root: str) -> None:
         self.fs, self.root = fs, root
 
+    def published(self, target: str) -> bool:
+        """Whether ``target`` is published: its marker is there."""
+        return self.fs.exists(f"{target}/{MARKER}")
+
     def publish(self, frame: DataFrame, target: str) -> None:
-        """Write ``frame`` to ``target`` whole or not at all; a target already
-        published (a micro-batch re-run after a crash) is left as it is: its content
-        is the same, the re-run being deterministic."""
-        if self.fs.exists(target):
+        """Write ``frame`` to ``target`` (aside, then renamed into place), then the marker in
+        it. A target already published (a micro-batch re-run after a crash) is left as it
+        is: its content is the same, the re-run being deterministic; a target without the
+        marker (left by a crash amid its rename or before its marker) is deleted and
+        written again."""
+        if self.published(target):
             return
+        if self.fs.exists(target):
+            self.fs.delete(target)
         aside = f"{self.root}/_staging/{target.rsplit('/', 1)[-1]}"
         frame.write.mode("overwrite").parquet(aside)
         self.fs.rename(aside, target)
+        self.fs.write_text(f"{target}/{MARKER}", "")
 
-    def _changes(self, batch_id: int) -> str:
+    def changes_folder(self, batch_id: int) -> str:
         return f"{self.root}/changes/batch={batch_id}"
 
     def changes(self, frame: DataFrame, batch_id: int) -> None:
-        self.publish(frame, self._changes(batch_id))
+        self.publish(frame, self.changes_folder(batch_id))
 
     def has_changes(self, batch_id: int) -> bool:
-        return self.fs.exists(self._changes(batch_id))
+        return self.published(self.changes_folder(batch_id))
 
     def snapshot(self, frame: DataFrame, batch_id: int) -> None:
         self.publish(frame, f"{self.root}/view/v={batch_id}")
@@ -175,15 +201,62 @@ class Outputs:
             if name.startswith("v=") and name != f"v={batch_id}":
                 self.fs.delete(f"{self.root}/view/{name}")
 
+    def adopt(self, committed: int | None) -> None:
+        """Mark what a version writing no markers published: the change folders of the
+        micro-batches the checkpoint committed (``committed`` the last), each renamed into
+        place before its commit, and the snapshot ``view/_LATEST`` names, renamed into place
+        before it. This version marks a micro-batch's changes before its commit and a
+        snapshot before ``_LATEST``: the change folders are looked over only when the last
+        committed one is there unmarked."""
+        latest = self.fs.read_text(f"{self.root}/view/_LATEST")
+        if latest is not None:
+            self._adopted(f"{self.root}/view/{latest.strip()}")
+        if committed is None or self.published(self.changes_folder(committed)):
+            return
+        for name in self.fs.names(f"{self.root}/changes"):
+            if name.startswith("batch=") and int(name.removeprefix("batch=")) <= committed:
+                self._adopted(f"{self.root}/changes/{name}")
+
+    def _adopted(self, folder: str) -> None:
+        if self.fs.exists(folder) and not self.published(folder):
+            self.fs.write_text(f"{folder}/{MARKER}", "")
+
 
 def read_view(spark: SparkSession, output: str, name: str) -> DataFrame:
-    """The newest complete snapshot of view ``name`` under ``output``."""
+    """The newest complete snapshot of view ``name`` under ``output`` (``_LATEST`` names it,
+    written after its marker)."""
     root = f"{as_url(output)}/{name}/view"
-    latest = HadoopFS(spark, root).read_text(f"{root}/_LATEST")
+    fs = HadoopFS(spark, root)
+    latest = fs.read_text(f"{root}/_LATEST")
     if latest is None:
         raise FileNotFoundError(f"no snapshot of view {name!r} under {output}")
-    view: DataFrame = spark.read.parquet(f"{root}/{latest.strip()}")
+    folder = f"{root}/{latest.strip()}"
+    if not Outputs(fs, root).published(folder):
+        raise FileNotFoundError(f"the snapshot {folder} has no {MARKER} marker: written by an "
+                                "older version, it is marked by the next run of the pipeline")
+    view: DataFrame = spark.read.parquet(folder)
     return view
+
+
+def published_batches(spark: SparkSession, output: str, name: str) -> list[int]:
+    """The micro-batches whose changes view ``name`` under ``output`` published (their
+    folders marked), in order; a folder without the marker is no publication."""
+    root = f"{as_url(output)}/{name}"
+    outputs = Outputs(HadoopFS(spark, root), root)
+    ids = [int(n.removeprefix("batch=")) for n in outputs.fs.names(f"{root}/changes")
+           if n.startswith("batch=")]
+    return sorted(i for i in ids if outputs.has_changes(i))
+
+
+def read_changes(spark: SparkSession, output: str, name: str, batch_id: int) -> DataFrame:
+    """The changes of micro-batch ``batch_id`` that view ``name`` under ``output`` published."""
+    root = f"{as_url(output)}/{name}"
+    outputs = Outputs(HadoopFS(spark, root), root)
+    if not outputs.has_changes(batch_id):
+        raise FileNotFoundError(f"no published changes of micro-batch {batch_id} of view {name!r} "
+                                f"under {output}")
+    changes: DataFrame = spark.read.parquet(outputs.changes_folder(batch_id))
+    return changes
 
 
 class Source:
@@ -476,7 +549,7 @@ class ReachView:
             changes = self.spark.createDataFrame(out, f"node {self.node_type}, added boolean")
             # published before the state is saved: a crash between the two re-runs the
             # micro-batch from the state before it, whose changes are those published (a
-            # publication is skipped when its folder exists); saved first, the re-run would
+            # publication is skipped when its folder is marked published); saved first, the re-run would
             # find the batch applied and, but for the changes saved with the state, publish
             # nothing for it
             self.outputs.changes(changes, batch_id)
@@ -621,6 +694,7 @@ class Run:
         returns its exit status."""
         outputs = Outputs(self.fs, f"{self.output}/{spec.name}")
         checkpoint = f"{self.checkpoint}/{spec.name}"
+        outputs.adopt(_last_committed(self.fs, checkpoint))  # an older version's output
         failures, failed_after = 0, None  # transient failures in a row after the same committed batch
         while True:
             self.quarantine.settle(_last_committed(self.fs, checkpoint), self.log)

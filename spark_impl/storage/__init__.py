@@ -6,5 +6,5 @@
   and released when it is over;
 * :mod:`~spark_impl.storage.frames`: frames kept between updates with bounded lineage
   (the Z-set engine's traces), and unions;
-* :mod:`~spark_impl.storage.hadoop_fs`: files on any Hadoop path, published by rename.
+* :mod:`~spark_impl.storage.hadoop_fs`: files on any Hadoop path, from the driver.
 """

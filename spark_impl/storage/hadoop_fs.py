@@ -2,9 +2,11 @@
 
 The driver never touches the local disk for state or output: every path goes
 through Hadoop's ``FileSystem`` of the JVM, so a cluster path works as a local
-one. Atomic publication is *write aside, then rename*: a directory rename is
-atomic on HDFS and on local file systems (object stores need a committer;
-said in docs/spark.md).
+one. A folder is written aside, then renamed into place: a directory rename is
+atomic on HDFS and on local file systems, not on an object store (``s3a://`` copies
+a folder file by file, so a crash can leave part of it in place). The pipeline's
+publication does not rest on it: a published folder counts only once its marker,
+written last, is in it (docs/spark.md, "The pipeline: `incspec pipeline`").
 """
 
 from __future__ import annotations

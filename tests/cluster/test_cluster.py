@@ -92,12 +92,15 @@ def write_batch(folder: Path, index: int) -> None:
 
 
 def published_view(out: Path, view: str) -> dict[Any, int]:
-    """The newest complete snapshot of ``view`` (``OUTPUT/NAME/view/_LATEST``), read by pyarrow:
-    a reduce view's accumulator per key, the reach view's rank per node."""
+    """The newest complete snapshot of ``view`` (``OUTPUT/NAME/view/_LATEST``, marked
+    published), read by pyarrow: a reduce view's accumulator per key, the reach view's rank
+    per node."""
     import pyarrow.parquet as pq
 
     folder = out / view.replace(":", "-") / "view"
-    table = pq.read_table(folder / (folder / "_LATEST").read_text().strip())
+    snapshot = folder / (folder / "_LATEST").read_text().strip()
+    assert (snapshot / "_PUBLISHED").exists(), snapshot
+    table = pq.read_table(snapshot)
     key, value = ("node", "rank") if view == "reach" else ("key", "accumulator")
     return {k: int(a) for k, a in zip(table.column(key).to_pylist(), table.column(value).to_pylist(), strict=True)}
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterable
@@ -61,6 +62,15 @@ def view_of(spark: Any, out: Path, name: str = "reduce-sum") -> dict[str, int]:
     return {r["key"]: int(r["accumulator"]) for r in read_view(spark, str(out), name).collect()}
 
 
+def changes_of(spark: Any, out: Path, batch_id: int, name: str = "reduce-sum") -> list[tuple[Any, ...]]:
+    """The changes micro-batch ``batch_id`` of a reduce view published, sorted: ``key``,
+    ``present``, ``accumulator`` (an integer, or None)."""
+    from spark_impl.pipeline import read_changes
+
+    return sorted((r["key"], r["present"], r["accumulator"] and int(r["accumulator"]))
+                  for r in read_changes(spark, str(out), name, batch_id).collect())
+
+
 def run(spark: Any, inp: Path, out: Path, *, quarantine: bool = False, reducer: str = "sum",
         files_per_batch: int = 1, log: Any = lambda _: None) -> int:
     from spark_impl.pipeline import ViewSpec
@@ -85,11 +95,58 @@ def test_views_and_changes_of_each_batch(spark: Any, tmp_path: Path) -> None:
         write_batch(inp, f"b{i}.jsonl", rows, i)
     assert run(spark, inp, out) == 0
     assert view_of(spark, out) == fold_inputs(BATCHES) == {"a": 12, "b": 1, "c": 4}
-    changes = {b: sorted((r["key"], r["present"], r["accumulator"] and int(r["accumulator"]))
-                         for r in spark.read.parquet(str(out / "reduce-sum" / "changes" / f"batch={b}")).collect())
-               for b in range(3)}
-    assert changes == {0: [("a", True, 8), ("b", True, 2)], 1: [("a", True, 5), ("c", True, 4)],
-                       2: [("a", True, 12), ("b", True, 1)]}
+    assert [changes_of(spark, out, b) for b in range(3)] == CHANGES
+
+
+#: the changes each of :data:`BATCHES` makes to the sum view
+CHANGES = [[("a", True, 8), ("b", True, 2)], [("a", True, 5), ("c", True, 4)],
+           [("a", True, 12), ("b", True, 1)]]
+
+
+@pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")
+def test_a_partial_change_folder_is_never_taken_as_published(spark: Any, tmp_path: Path) -> None:
+    """A folder ``batch=1`` holding a data file and no marker (what a crash leaves amid an
+    object store's rename, which copies a folder file by file) is there when micro-batch 1
+    runs: a reader does not see it, and the run deletes it and publishes the micro-batch's
+    changes whole. (The folder alone was taken as published: micro-batch 1's changes were
+    never written, the stray file read as them.)"""
+    from spark_impl.pipeline import published_batches
+
+    inp, out = tmp_path / "in", tmp_path / "out"
+    write_batch(inp, "b0.jsonl", BATCHES[0], 0)
+    assert run(spark, inp, out) == 0
+    changes = out / "reduce-sum" / "changes"
+    stray = sorted(p for p in (changes / "batch=0").iterdir() if p.name.endswith(".parquet"))[0]
+    (changes / "batch=1").mkdir()
+    shutil.copy(stray, changes / "batch=1" / stray.name)
+    assert published_batches(spark, str(out), "reduce-sum") == [0]
+    for i in (1, 2):
+        write_batch(inp, f"b{i}.jsonl", BATCHES[i], i)
+    assert run(spark, inp, out) == 0
+    assert [changes_of(spark, out, b) for b in range(3)] == CHANGES
+    assert published_prefixes(spark, out, BATCHES) == [1, 2, 3]
+
+
+@pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")
+def test_an_output_written_without_markers_is_marked_at_the_next_run(spark: Any, tmp_path: Path) -> None:
+    """An output published before markers (no ``_PUBLISHED`` anywhere): nothing of it is
+    read; the next run marks the changes of the micro-batches its checkpoint committed and
+    the snapshot ``_LATEST`` names, and goes on."""
+    from spark_impl.pipeline import MARKER, published_batches, read_view
+
+    inp, out = tmp_path / "in", tmp_path / "out"
+    for i in (0, 1):
+        write_batch(inp, f"b{i}.jsonl", BATCHES[i], i)
+    assert run(spark, inp, out) == 0
+    for marker in (out / "reduce-sum").rglob(MARKER):
+        marker.unlink()
+    assert published_batches(spark, str(out), "reduce-sum") == []
+    with pytest.raises(FileNotFoundError, match=MARKER):
+        read_view(spark, str(out), "reduce-sum")
+    write_batch(inp, "b2.jsonl", BATCHES[2], 2)
+    assert run(spark, inp, out) == 0
+    assert [changes_of(spark, out, b) for b in range(3)] == CHANGES
+    assert view_of(spark, out) == fold_inputs(BATCHES)
 
 
 @pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")
@@ -266,15 +323,17 @@ def reach_of(spark: Any, out: Path) -> set[int]:
 def published_reach_prefixes(spark: Any, out: Path, batches: list[Rows]) -> list[int]:
     """As :func:`published_prefixes`, for the reach view: micro-batches numbered 0, 1, ...
     with none missing, each adding only nodes not live and removing only live ones, each
-    leaving the live set of a longer prefix of the input files. Returns those lengths."""
-    folder = out / "reach" / "changes"
-    ids = sorted(int(p.name.split("=", 1)[1]) for p in folder.iterdir() if p.name.startswith("batch="))
+    leaving the live set of a longer prefix of the input files. Returns those lengths. Only
+    published folders (marked) are read."""
+    from spark_impl.pipeline import published_batches, read_changes
+
+    ids = published_batches(spark, str(out), "reach")
     assert ids == list(range(len(ids)))
     prefix_views = [reach_inputs(batches[:j]) for j in range(len(batches) + 1)]
     live: set[int] = set()
     lengths: list[int] = []
     for b in ids:
-        rows = spark.read.parquet(str(folder / f"batch={b}")).collect()
+        rows = read_changes(spark, str(out), "reach", b).collect()
         nodes = [r["node"] for r in rows]
         assert len(nodes) == len(set(nodes)), f"micro-batch {b} names a node twice"
         for r in rows:
@@ -350,15 +409,16 @@ def published_prefixes(spark: Any, out: Path, batches: list[Rows], name: str = "
     micro-batches numbered 0, 1, ...
     with none missing, each changing exactly the keys whose entry differs, and each
     leaving (applied in order to an empty view) the view of a longer prefix of the
-    input files. Returns those prefix lengths."""
-    folder = out / name / "changes"
-    ids = sorted(int(p.name.split("=", 1)[1]) for p in folder.iterdir() if p.name.startswith("batch="))
+    input files. Returns those prefix lengths. Only published folders (marked) are read."""
+    from spark_impl.pipeline import published_batches, read_changes
+
+    ids = published_batches(spark, str(out), name)
     assert ids == list(range(len(ids)))
     prefix_views = [fold(batches[:j]) for j in range(len(batches) + 1)]
     view: dict[str, int] = {}
     lengths: list[int] = []
     for b in ids:
-        rows = spark.read.parquet(str(folder / f"batch={b}")).collect()
+        rows = read_changes(spark, str(out), name, b).collect()
         before = dict(view)
         for r in rows:
             if r["present"]:
@@ -433,7 +493,7 @@ def test_the_reach_view_resumes_from_its_saved_state(spark: Any, tmp_path: Path)
     """A second run over the same checkpoint starts from the state the first saved:
     the second file's removal of 1 -> 2 kills 2 and 3 (they are live only in the saved
     state), and 4 is never live; the second run's changes are exactly those."""
-    from spark_impl.pipeline import ViewSpec, read_view
+    from spark_impl.pipeline import ViewSpec, read_changes, read_view
     from spark_impl.pipeline import run as run_pipeline
 
     inp, out = tmp_path / "in", tmp_path / "out"
@@ -443,7 +503,7 @@ def test_the_reach_view_resumes_from_its_saved_state(spark: Any, tmp_path: Path)
     write_batch(inp, "g1.jsonl", GRAPH_FILES[1], 1)
     assert run_pipeline(spark, str(inp), str(out), None, [ViewSpec("reach")], log=lambda _: None) == 0
     assert sorted(r[0] for r in read_view(spark, str(out), "reach").collect()) == [1]
-    second = spark.read.parquet(str(out / "reach" / "changes" / "batch=1")).collect()
+    second = read_changes(spark, str(out), "reach", 1).collect()
     assert sorted((r["node"], r["added"]) for r in second) == [(2, False), (3, False)]
 
 
@@ -457,7 +517,7 @@ def test_the_reach_view_loses_no_change_when_killed_between_publishing_and_savin
     second micro-batch's changes are exactly 2 and 3 leaving, and the view is {1}. (Saved
     before publishing, as it was, the second run found the batch applied and published
     nothing for it.)"""
-    from spark_impl.pipeline import CRASH_ENV, ViewSpec, read_view
+    from spark_impl.pipeline import CRASH_ENV, ViewSpec, read_changes, read_view
     from spark_impl.pipeline import run as run_pipeline
 
     inp, out = tmp_path / "in", tmp_path / "out"
@@ -470,6 +530,6 @@ def test_the_reach_view_loses_no_change_when_killed_between_publishing_and_savin
                              capture_output=True, text=True, timeout=600)
     assert crashed.returncode == 17, crashed.stdout + crashed.stderr
     assert run_pipeline(spark, str(inp), str(out), None, [ViewSpec("reach")], log=lambda _: None) == 0
-    second = spark.read.parquet(str(out / "reach" / "changes" / "batch=1")).collect()
+    second = read_changes(spark, str(out), "reach", 1).collect()
     assert sorted((r["node"], r["added"]) for r in second) == [(2, False), (3, False)]
     assert sorted(r[0] for r in read_view(spark, str(out), "reach").collect()) == [1]

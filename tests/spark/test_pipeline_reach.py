@@ -26,6 +26,8 @@ pytestmark = pytest.mark.spark
 GRAPH = [*GRAPH_FILES, [{"kind": "edge", "src": 1, "dst": 2, "weight": 1}]]
 #: the live set after each file
 LIVE = [[1, 2, 3], [1], [1, 2, 3, 4]]
+#: the changes of each micro-batch of :data:`GRAPH`, one file each
+GRAPH_CHANGES = [[(1, True), (2, True), (3, True)], [(2, False), (3, False)], [(2, True), (3, True), (4, True)]]
 
 
 class Crash(Exception):
@@ -87,11 +89,12 @@ def crashing(monkeypatch: pytest.MonkeyPatch, at: int | None) -> Iterator[list[s
 
 
 def published(spark: Any, out: Path) -> list[list[tuple[int, bool]]]:
-    """Each published micro-batch's changes, in order (none missing)."""
-    folder = out / "reach" / "changes"
-    batches = sorted(int(p.name.split("=")[1]) for p in folder.iterdir())
+    """Each published micro-batch's changes, in order (none missing; only marked folders)."""
+    from spark_impl.pipeline import published_batches, read_changes
+
+    batches = published_batches(spark, str(out), "reach")
     assert batches == list(range(len(batches)))
-    return [sorted((r["node"], r["added"]) for r in spark.read.parquet(str(folder / f"batch={b}")).collect())
+    return [sorted((r["node"], r["added"]) for r in read_changes(spark, str(out), "reach", b).collect())
             for b in batches]
 
 
@@ -104,8 +107,9 @@ def outcome(spark: Any, out: Path) -> tuple[list[list[tuple[int, bool]]], list[i
 @pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
 def test_a_crash_at_any_write_of_a_micro_batch_publishes_its_changes_exactly_once(
         spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The second micro-batch crashes before each of its writes in turn (changes, state
-    tables and the changes saved with them, marker, old state removed) and after the last; a fresh view over the same
+    """The second micro-batch crashes before each of its writes in turn (changes and their
+    marker, state tables and the changes saved with them and their markers, ``_LATEST``, old
+    state removed) and after the last; a fresh view over the same
     checkpoint runs it again, then the third: each micro-batch's published changes and
     the view equal an uninterrupted run's."""
     batches = [micro_batch(spark, rows, f"g{i}") for i, rows in enumerate(GRAPH)]
@@ -117,9 +121,8 @@ def test_a_crash_at_any_write_of_a_micro_batch_publishes_its_changes_exactly_onc
             points = len(writes)
     clean.snapshot("", len(batches) - 1)
     expected = outcome(spark, tmp_path / "clean")
-    assert expected == ([[(1, True), (2, True), (3, True)], [(2, False), (3, False)],
-                         [(2, True), (3, True), (4, True)]], LIVE[-1])
-    assert points >= 7  # the changes; the state's three tables and the changes; the marker; the old state
+    assert expected == (GRAPH_CHANGES, LIVE[-1])
+    assert points >= 12  # the changes; the state's three tables and the changes; each marked; _LATEST; the old state
     for at in range(points + 1):
         out = tmp_path / f"crash-{at}"
         first = reach_view(spark, out)
@@ -132,6 +135,41 @@ def test_a_crash_at_any_write_of_a_micro_batch_publishes_its_changes_exactly_onc
             resumed.handle(batches[i], i)
         resumed.snapshot("", 2)
         assert outcome(spark, out) == expected, f"crash before write {at}"
+
+
+@pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
+def test_a_crash_amid_an_object_store_rename_publishes_the_changes_once(
+        spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Micro-batch 1 crashes once part of its changes' data files is in place, before its
+    marker (an object store renames a folder file by file: the crash falls amid the copy);
+    the run after it publishes the micro-batch's changes whole and once, and the view is
+    exact. (The folder alone was taken as published: the changes of micro-batch 1 were
+    those of the files copied before the crash.)"""
+    from spark_impl.storage.hadoop_fs import HadoopFS
+
+    out = tmp_path / "out"
+    first = reach_view(spark, out)
+    first.handle(micro_batch(spark, GRAPH[0], "g0"), 0)
+    rename = HadoopFS.rename
+
+    def cut_short(self: HadoopFS, source: str, target: str) -> None:
+        rename(self, source, target)
+        if target.endswith("/reach/changes/batch=1"):
+            data = sorted(p for p in Path(target.removeprefix("file://")).iterdir()
+                          if not p.name.startswith(("_", ".")))
+            assert len(data) > 1, data  # one copied, one not
+            for p in data[1:]:
+                p.unlink()
+            raise Crash(f"crash amid the rename of {target}")
+
+    with monkeypatch.context() as patch, pytest.raises(Crash):
+        patch.setattr(HadoopFS, "rename", cut_short)
+        first.handle(micro_batch(spark, GRAPH[1], "g1"), 1)
+    resumed = reach_view(spark, out)  # the run after the crash: micro-batch 1 again
+    for i in (1, 2):
+        resumed.handle(micro_batch(spark, GRAPH[i], f"g{i}"), i)
+    resumed.snapshot("", 2)
+    assert outcome(spark, out) == (GRAPH_CHANGES, LIVE[-1])
 
 
 @pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
