@@ -80,13 +80,14 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.streaming.query import StreamingQuery
+from pyspark.storagelevel import StorageLevel
 
 from spark_impl.errors import restart_after, transient
 from spark_impl.reduce.maintained_view import (
@@ -528,37 +529,46 @@ class ReachView:
         engine = self._engine()
         if batch_id > self.applied:  # a re-run of an applied micro-batch only republishes
             refuse_invalid_row(batch)  # before anything is applied: the state stays as it was
-            parts: dict[str, dict[str, list[Any]]] = {}
-            # one micro-batch of graph edits, brought to the driver: the fixpoint engine's
-            # apply takes Python lists (a driver-free reach view is not built yet)
-            for r in batch.collect():
-                change = parts.setdefault(r["part"], {"add_roots": [], "remove_roots": [],
-                                                      "add_edges": [], "remove_edges": []})
-                sign = "add" if r["weight"] is None or r["weight"] > 0 else "remove"
-                if r["kind"] == "root":
-                    change[f"{sign}_roots"].append(r["src"])
-                else:
-                    change[f"{sign}_edges"].append((r["src"], r["dst"]))
-            added: set[Any] = set()
-            removed: set[Any] = set()
-            for part in sorted(parts):  # each file its own change, in order (SKIP-DEC-SPARK-PARTS)
-                delta = engine.apply(**parts[part])
-                _compose(added, removed, delta.added, delta.removed)
-            out = [(n, True) for n in sorted(added, key=repr)] + \
-                  [(n, False) for n in sorted(removed, key=repr)]
-            changes = self.spark.createDataFrame(out, f"node {self.node_type}, added boolean")
-            # published before the state is saved: a crash between the two re-runs the
-            # micro-batch from the state before it, whose changes are those published (a
-            # publication is skipped when its folder is marked published); saved first, the re-run would
-            # find the batch applied and, but for the changes saved with the state, publish
-            # nothing for it
-            self.outputs.changes(changes, batch_id)
-            _crash_point(batch_id, "published")
-            self._save(batch_id, changes)
-            _crash_point(batch_id, "saved")
+            kept: list[DataFrame] = []
+            try:
+                changes = self._changes(engine, batch, kept)
+                # published before the state is saved: a crash between the two re-runs the
+                # micro-batch from the state before it, whose changes are those published (a
+                # publication is skipped when its folder is marked published); saved first, the
+                # re-run would find the batch applied and, but for the changes saved with the
+                # state, publish nothing for it
+                self.outputs.changes(changes, batch_id)
+                _crash_point(batch_id, "published")
+                self._save(batch_id, changes)
+                _crash_point(batch_id, "saved")
+            finally:
+                for frame in kept:
+                    frame.unpersist()
         elif not self.outputs.has_changes(batch_id):  # applied and saved, its changes with it
             saved = f"{self.state_root}/v={batch_id}/{SAVED_CHANGES}"
             self.outputs.changes(self.spark.read.parquet(saved), batch_id)
+
+    def _changes(self, engine: Any, batch: DataFrame, kept: list[DataFrame]) -> DataFrame:
+        """Apply the micro-batch's files to ``engine``, each its own change, in order
+        (SKIP-DEC-SPARK-PARTS); their composed output delta ``(node, added)``. Only the files'
+        names come to the driver: the edits and the deltas stay DataFrames. With several
+        files, each step's composed delta is persisted (in ``kept``) before the next update
+        releases the frames it reads."""
+        parts = sorted(r["part"] for r in batch.select("part").distinct().collect())
+        changes: DataFrame | None = None
+        for part in parts:
+            edits = batch if len(parts) == 1 else batch.where(F.col("part") == part)
+            delta = engine.apply_frame(graph_edits(edits))
+            step = (delta.added_frame.select("node", F.lit(True).alias("added"))
+                    .unionByName(delta.removed_frame.select("node", F.lit(False).alias("added"))))
+            changes = step if changes is None else _composed(changes, step)
+            if len(parts) > 1:
+                changes = changes.persist(StorageLevel.MEMORY_AND_DISK)
+                changes.count()  # computed while this update's frames are there
+                kept.append(changes)
+        if changes is None:  # no file: no change
+            return self.spark.createDataFrame([], f"node {self.node_type}, added boolean")
+        return changes
 
     def _save(self, batch_id: int, changes: DataFrame) -> None:
         """Save the engine's state and the micro-batch's ``changes`` as version ``batch_id``,
@@ -597,19 +607,20 @@ def _handled(view: View, batch: DataFrame, batch_id: int,
         batch.unpersist()
 
 
-def _compose(added: set[Any], removed: set[Any], then_added: Iterable[Any],
-             then_removed: Iterable[Any]) -> None:
-    """Compose, in place, the change (``added``, ``removed``) with the one that follows it."""
-    for n in then_added:
-        if n in removed:
-            removed.discard(n)
-        else:
-            added.add(n)
-    for n in then_removed:
-        if n in added:
-            added.discard(n)
-        else:
-            removed.add(n)
+def graph_edits(rows: DataFrame) -> DataFrame:
+    """Checked graph rows as the fixpoint engine's batch ``(kind, src, dst)``: ``R+ R- E+ E-``
+    by kind and the weight's sign (none: +1), a root ``r`` as ``(kind, r, r)``."""
+    kind = F.concat(F.when(F.col("kind") == "root", "R").otherwise("E"),
+                    F.when(F.col("weight").isNull() | (F.col("weight") > 0), "+").otherwise("-"))
+    dst = F.when(F.col("kind") == "root", F.col("src")).otherwise(F.col("dst"))
+    return rows.select(kind.alias("kind"), "src", dst.alias("dst"))
+
+
+def _composed(changes: DataFrame, then: DataFrame) -> DataFrame:
+    """The change ``(node, added)`` ``changes`` followed by ``then``: a node changed by both
+    is back where it was (added then removed, or removed then added), the rest as they are."""
+    both = changes.select("node").join(then.select("node"), "node")
+    return changes.unionByName(then).join(both, "node", "left_anti")
 
 
 def _last_committed(fs: HadoopFS, checkpoint: str) -> int | None:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from spark_impl.fixpoint import segments
@@ -33,6 +33,19 @@ from spark_impl.fixpoint.update import (
 from spark_impl.storage.frames import union_coalesced
 from spark_impl.storage.keyed_tables import KeyedTables, Patched, Span
 from spark_impl.storage.scratch import once
+
+#: a batch row's kinds: a root or an edge, added or removed
+KINDS = ("R+", "R-", "E+", "E-")
+
+
+def net_rows(edits: DataFrame) -> DataFrame:
+    """The rows ``(kind, src, dst)`` of ``edits`` once each, but a removal the batch also adds
+    (a no-op, FIX-DEC-BATCH) left out."""
+    rows = edits.select("kind", "src", "dst").distinct().withColumn("t", F.substring("kind", 1, 1))
+    adding = rows.where(F.col("kind").endswith("+"))
+    removing = rows.where(F.col("kind").endswith("-")).join(adding.select("t", "src", "dst"),
+                                                             ["t", "src", "dst"], "left_anti")
+    return adding.unionByName(removing).select("kind", "src", "dst")
 
 
 @dataclass(frozen=True)
@@ -60,6 +73,32 @@ class BatchSpans:
                    lost=Span.of([v for kind, _, v in rows if kind in ("R-", "E-")]),
                    gained=Span.of([n for kind, u, v in rows if kind in ("R+", "E+") for n in (u, v)]),
                    marked_before=Span.of(before), marked_after=Span.of(after), n_marked=len(before) + len(after))
+
+    @classmethod
+    def measured(cls, batch: DataFrame) -> tuple[dict[str, int], BatchSpans]:
+        """The rows of each kind and the spans of a batch that stays a DataFrame, by one job
+        (one row back): :meth:`of` without the rows."""
+        kind, src, dst = F.col("kind"), F.col("src"), F.col("dst")
+
+        def ends(name: str, kinds: tuple[str, ...], *nodes: Column) -> list[Column]:
+            among = kind.isin(*kinds)
+            lows = [F.min(F.when(among, n)) for n in nodes]
+            highs = [F.max(F.when(among, n)) for n in nodes]
+            return [(F.least(*lows) if len(lows) > 1 else lows[0]).alias(f"{name} low"),
+                    (F.greatest(*highs) if len(highs) > 1 else highs[0]).alias(f"{name} high")]
+
+        spans: dict[str, tuple[tuple[str, ...], list[Column]]] = {
+            "roots": (("R+", "R-"), [src]), "new_roots": (("R+",), [src]), "lost": (("R-", "E-"), [dst]),
+            "gained": (("R+", "E+"), [src, dst]), "marked_before": (("E+", "E-", "R+"), [dst]),
+            "marked_after": (("E+",), [src])}
+        [row] = batch.agg(*(count_if(kind == k).alias(k) for k in KINDS),
+                          *(c for name, (kinds, nodes) in spans.items() for c in ends(name, kinds, *nodes))
+                          ).collect()
+        counts = {k: int(row[k] or 0) for k in KINDS}
+        found = {name: None if row[f"{name} low"] is None else Span.around(row[f"{name} low"], row[f"{name} high"])
+                 for name in spans}
+        marked = counts["E+"] + counts["E-"] + counts["R+"] + counts["E+"]
+        return counts, cls(n_marked=marked, **found)
 
 
 def apply_delta(update: Update, batch: DataFrame, counts: dict[str, int], spans: BatchSpans,

@@ -88,7 +88,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from spark_impl.fixpoint import segments
-from spark_impl.fixpoint.apply_delta import BatchSpans, apply_delta
+from spark_impl.fixpoint.apply_delta import KINDS, BatchSpans, apply_delta, net_rows
 from spark_impl.fixpoint.update import (
     FixpointDelta,
     TurnedLarge,
@@ -319,15 +319,34 @@ class IncrementalReachability:
                 + [("E+", u, v) for u, v in adding_edges]
                 + [("E-", u, v) for u, v in dict.fromkeys((u, v) for u, v in remove_edges)
                    if (u, v) not in adding_edges])
-        s = self._state
         batch = self.spark.createDataFrame(rows, f"kind string, src {self.node_type}, dst {self.node_type}")
-        edges_changed = bool(adding_edges or remove_edges)
-        if s.rows("roots") + s.rows("edges") == 0 or (len(rows) >= self.bulk_rows
-                                                      and len(rows) >= self.bulk_share * s.rows("edges")):
+        counts = {k: sum(1 for row in rows if row[0] == k) for k in KINDS}
+        return self._applied(batch, counts, BatchSpans.of(rows))
+
+    @without_broadcasts
+    def apply_frame(self, edits: DataFrame) -> FixpointDelta:
+        """:meth:`apply` with the batch a DataFrame ``(kind, src, dst)``, ``kind`` one of
+        ``R+ R- E+ E-`` (a root ``r`` as ``(kind, r, r)``), never brought to the driver:
+        duplicates and removals the batch also adds are dropped, and one job computes the
+        rest once with its counts and spans (all that comes back)."""
+        batch = net_rows(edits).persist()
+        try:
+            counts, spans = BatchSpans.measured(batch)
+            return self._applied(batch, counts, spans)
+        finally:
+            batch.unpersist()  # the update's own frames are computed: none reads it again
+
+    def _applied(self, batch: DataFrame, counts: dict[str, int], spans: BatchSpans) -> FixpointDelta:
+        """The update by the batch of ``counts`` rows of each kind: from scratch when the
+        state is empty or the batch as large as the graph, else incremental."""
+        s = self._state
+        size = sum(counts.values())
+        edges_changed = bool(counts["E+"] or counts["E-"])
+        if s.rows("roots") + s.rows("edges") == 0 or (size >= self.bulk_rows
+                                                      and size >= self.bulk_share * s.rows("edges")):
             state, delta = self._retrying(lambda: self._bulk(batch, edges_changed))
         else:
-            counts = {k: sum(1 for row in rows if row[0] == k) for k in ("R+", "R-", "E+", "E-")}
-            state, delta = self._retrying(lambda: self._incremental(batch, counts, BatchSpans.of(rows), edges_changed))
+            state, delta = self._retrying(lambda: self._incremental(batch, counts, spans, edges_changed))
         self._swap(state)
         return delta
 

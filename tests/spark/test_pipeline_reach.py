@@ -190,6 +190,36 @@ def test_a_micro_batch_run_again_after_its_state_was_saved_publishes_its_changes
     assert published(spark, out)[1] == [(2, False), (3, False)]
 
 
+@pytest.mark.spec("FIX-DEC-SPARK-STATE", "FIX-DEC-BATCH", evidence="example")
+def test_the_reach_view_brings_neither_a_micro_batch_nor_its_delta_to_the_driver(
+        spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two micro-batches, the second of two files (1 -> 2 cut, 3 -> 4 added; 1 -> 2 put
+    back: each file its own change, composed to 4 added): no DataFrame collected meanwhile
+    holds a node, an edge or an edit (only the files' names and one-row aggregates come to
+    the driver), and the published changes are exact. Before, each micro-batch was collected
+    into the driver and the output delta collected into driver sets."""
+    from pyspark.sql import DataFrame
+
+    collected: list[list[str]] = []
+    collect = DataFrame.collect
+
+    def recorded(frame: DataFrame) -> Any:
+        collected.append(frame.columns)
+        return collect(frame)
+
+    out = tmp_path / "out"
+    view = reach_view(spark, out)
+    with monkeypatch.context() as patch:
+        patch.setattr(DataFrame, "collect", recorded)
+        view.handle(micro_batch(spark, GRAPH[0], "g0"), 0)
+        view.handle(micro_batch(spark, GRAPH[1], "g1").unionByName(micro_batch(spark, GRAPH[2], "g2")), 1)
+    graph_columns = {"node", "src", "dst", "kind"}
+    assert collected and [c for c in collected if graph_columns & set(c)] == []
+    assert published(spark, out) == [[(1, True), (2, True), (3, True)], [(4, True)]]
+    view.snapshot(str(out / "_checkpoint" / "reach"), 1)
+    assert live_of(spark, out) == LIVE[2]
+
+
 @pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
 def test_a_snapshot_asked_for_while_a_micro_batch_applies_holds_the_micro_batch_it_names(
         spark: Any, tmp_path: Path) -> None:
