@@ -73,8 +73,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--examples", type=int, default=None,
                    help="state-machine runs per area (--explore; default 100, or no limit with --budget)")
     p.add_argument("--budget", type=float, metavar="SECONDS",
-                   help="--explore: seconds for the whole exploration, shared by the areas; no new example "
-                        "starts once spent (what was found is still shrunk)")
+                   help="--explore: seconds of new examples, an equal share per area; no new example starts "
+                        "once an area's share is spent (what was found is still shrunk, after it)")
     p.add_argument("--scaling", action="store_true",
                    help="instead of the cases: scaling probes, timing the engine's steps from outside as the "
                         "stored data grows (zset area; cost failure when step time grows with the data)")
@@ -128,11 +128,10 @@ def exploration(runner: stateful.CaseRunner, described: stateful.Described, area
         replay = [c for c in load_cases(cases_root) if c.id in listed and c.area in areas and
                   not unsupported_reason(c, hs)]
         known = stateful.known_signatures(runner, replay, listed)
-    start = time.monotonic()
-    end = math.inf if budget is None else start + budget
     results = []
-    for n, area in enumerate(areas):
-        deadline = end if budget is None else time.monotonic() + (end - time.monotonic()) / (len(areas) - n)
+    for area in areas:
+        # each area its share of the budget for new examples; shrinking what it found comes after
+        deadline = math.inf if budget is None else time.monotonic() + budget / len(areas)
         found = stateful.explore_all(runner, described, area, regressions, deadline=deadline,
                                      examples=examples if examples is not None or budget is not None else 100,
                                      known=known)
@@ -168,11 +167,9 @@ def explore(args: argparse.Namespace) -> int:
             backend = SubprocessImplementation(argv_, timeout=timeout)
         else:
             backend = SubprocessImplementation(args.impl_cmd, timeout=timeout)
-        process = backend
+        from conformance.stateful import backend_runner
 
-        def runner(case: Case) -> CaseResult:
-            return next(iter(process.run([case])))
-
+        runner = backend_runner(backend)
         described: stateful.Described = backend
     else:
         name = args.impl or "reference"
@@ -182,7 +179,7 @@ def explore(args: argparse.Namespace) -> int:
             return cannot_load(name, exc)
         expectations = expectations or default_expectations(name)
 
-        def runner(case: Case) -> CaseResult:
+        def runner(case: Case) -> CaseResult:  # fresh engine per case, in process
             return run_case(impl, case)
 
         described = impl

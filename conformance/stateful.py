@@ -37,6 +37,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule, run_state_machine_as_test
 
 from conformance import driver, reducers
+from conformance.adapters import Backend
 from conformance.cases_model import Case, Step, case_file_text, new_case, thaw
 from conformance.compare import SEMANTIC_FIELDS, closest_difference, judge_semantics, semantic
 from conformance.generators import stream as stream_generator
@@ -425,6 +426,14 @@ def minimize(impl: Implementation, area: str, found: Divergence) -> Divergence:
 CaseRunner = Callable[[Case], CaseResult]
 #: The most replays the shrinking of one divergence may take (a slow engine's replay takes seconds).
 SHRINK_REPLAYS = 150
+
+
+def backend_runner(backend: Backend) -> CaseRunner:
+    """The case runner of a backend (a subprocess over the JSON-lines protocol, or in process)."""
+    def run(case: Case) -> CaseResult:
+        return next(iter(backend.run([case])))
+
+    return run
 
 
 class BudgetSpent(Exception):

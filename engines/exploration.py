@@ -22,9 +22,8 @@ from typing import Any
 
 from conformance import released_engines
 from conformance.adapters.subprocess_impl import ProtocolError, SubprocessImplementation
-from conformance.cases_model import Case
 from conformance.conform import exploration
-from conformance.protocols import CaseResult
+from conformance.stateful import backend_runner
 from engines import results_data, results_page
 
 
@@ -34,19 +33,15 @@ def explore_engine(name: str, per_area: float, timeout: float, when: str,
     engine = released_engines.shipped()[name]
     if not engine.installed():
         return {"run": when, "problem": f"not installed (incspec engines install {name})"}
-    backend = SubprocessImplementation(engine.command(), timeout=timeout)
+    backend = SubprocessImplementation(engine.command(), timeout=timeout, startup_timeout=max(120.0, timeout))
     kept = engine.folder / "explored" / name
     try:
         areas = list(backend.handshake().areas)
         budget = per_area * len(areas)
         print(f"incspec engines explore: {name}, {budget:g} s over {', '.join(areas)}", file=sys.stderr)
-
-        def runner(case: Case) -> CaseResult:
-            return next(iter(backend.run([case])))
-
         log = io.StringIO()
         with tempfile.TemporaryDirectory() as scratch:
-            found = exploration(runner, backend, areas, Path(scratch), None, budget, engine.expectations,
+            found = exploration(backend_runner(backend), backend, areas, Path(scratch), None, budget, engine.expectations,
                                 out=log)
             sys.stderr.write(log.getvalue())
             shutil.rmtree(kept, ignore_errors=True)

@@ -138,7 +138,7 @@ def test_divergences_with_one_first_difference_are_reported_once(tmp_path: Path)
     ]:
         fake = SubprocessImplementation(fake_cmd(behaviour))
         try:
-            found = stateful.explore_all(lambda case: next(iter(fake.run([case]))), fake, "reduce",
+            found = stateful.explore_all(stateful.backend_runner(fake), fake, "reduce",
                                          tmp_path / behaviour, deadline=float("inf"), examples=60)
         finally:
             fake.close()
