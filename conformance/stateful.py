@@ -478,30 +478,39 @@ def plan_name(area: str, setup: Mapping[str, Any], steps: Sequence[Mapping[str, 
 
 
 def _field_shape(want: Any, got: Any) -> str:
+    """How a field differs, its first kind of difference: entries missing, else extra, else other values."""
     if isinstance(want, Mapping) and isinstance(got, Mapping):
         kinds = [k for k, bad in (("missing", set(want) - set(got)), ("extra", set(got) - set(want)),
                                   ("other values", {k for k in set(want) & set(got) if want[k] != got[k]})) if bad]
-        return "+".join(kinds)
+        return kinds[0] if kinds else "differs"
     if isinstance(want, (set, frozenset)) and isinstance(got, (set, frozenset)):
-        return "+".join(k for k, bad in (("missing", want - got), ("extra", got - want)) if bad)
+        return "missing" if want - got else "extra" if got - want else "differs"
     return "differs"
 
 
 def difference_shape(area: str, expected: Mapping[str, Any], observed: Mapping[str, Any] | None,
                      setup: Mapping[str, Any]) -> str:
-    """The shape of a first difference, without its data: which fields differ and how (an error
-    class against a value, keys missing or extra, other values)."""
+    """The shape of a first difference, without its data: an error class against a value, or the
+    area's first field that differs (the view before the changes, the live set before what was added
+    and removed) and its first kind of difference (entries missing, else extra, else other values).
+    Coarse on purpose: one fault shows in several fields at once, in proportions the data decides."""
     if observed is None:
         return "no observation"
     if "error" in expected or "error" in observed:
         return f"error {expected.get('error', 'none')} vs {observed.get('error', 'none')}"
     want, got = semantic(area, expected, (), setup), semantic(area, observed, (), setup)
-    return ", ".join(f"{name} {_field_shape(want.get(name), got.get(name))}"
-                     for name in SEMANTIC_FIELDS[area] if want.get(name) != got.get(name))
+    differing = [name for name in SEMANTIC_FIELDS[area] if want.get(name) != got.get(name)]
+    return f"{differing[0]} {_field_shape(want.get(differing[0]), got.get(differing[0]))}" if differing else "differs"
+
+
+def _message_head(message: str) -> str:
+    """A crash message's first line, without the stack trace an adapter may append after ``" | "``."""
+    return (message.strip().splitlines() or [""])[0].split(" | ")[0].strip()
 
 
 def _message_shape(message: str) -> str:
-    return re.sub(r"\d+|\{.*\}|\[.*\]|'[^']*'|\"[^\"]*\"", "…", message.splitlines()[0] if message else "")[:120]
+    """A message without its data (numbers, quoted strings, collections), to tell crashes apart."""
+    return re.sub(r"-?\b\d+\b|\{.*\}|\[.*\]|'[^']*'|\"[^\"]*\"", "…", _message_head(message))[:120]
 
 
 def oracle_case(area: str, slug: str, description: str, setup: Mapping[str, Any],
@@ -524,7 +533,7 @@ def verdict(runner: CaseRunner, case: Case) -> tuple[str, str] | None:
     if result.status == "skipped":
         return None
     if result.status == "errored":
-        return f"{case.area} / {plan}: errored: {_message_shape(result.message)}", result.message
+        return f"{case.area} / {plan}: errored: {_message_shape(result.message)}", _message_head(result.message)
     observed = list(result.observations)
     cut = next((i for i, o in enumerate(observed) if isinstance(o, Mapping) and o.get("error") == "unsupported"), None)
     if cut is not None:

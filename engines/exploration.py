@@ -62,7 +62,7 @@ def explore_engine(name: str, per_area: float, timeout: float, when: str,
                    "budget_ended": a.budget_ended,
                    "divergences": [{"signature": d.signature, "case": d.path.relative_to(root).as_posix(),
                                     "steps": d.steps, "known": d.known,
-                                    "message": d.message.splitlines()[0] if d.message else ""}
+                                    "message": (d.message.splitlines() or [""])[0].replace(f"{root}/", "")}
                                    for d in a.divergences]}
                   for a in found],
     }
