@@ -56,7 +56,7 @@ def explore_engine(name: str, per_area: float, timeout: float, when: str,
     finally:
         backend.close()
     return {
-        "run": when, "command": f"incspec conform --engine {name} --explore DIR --budget {budget:g}",
+        "run": when, "command": f"incspec conform --engine {name} --explore DIR --budget {budget:g} --timeout {timeout:g}",
         "budget": budget, "problem": "",
         "areas": [{"area": a.area, "plans": a.plans, "examples": a.examples, "diverged": a.diverged,
                    "budget_ended": a.budget_ended,
