@@ -6,6 +6,7 @@ Examples::
     incspec conform --impl mypkg.engine:implementation --area reduce --level must
     incspec conform --impl-cmd "node my_engine.js" --report json:report.json --report junit:junit.xml
     incspec conform --mutants
+    incspec conform --engine pathway --explore found/ --budget 120
 
 Exit status: 0 when no ``must`` case failed or errored, no listed known
 failure passed and every listed known failure names a case; 1 otherwise; 2 on a
@@ -15,21 +16,28 @@ usage error.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from conformance import released_engines, reports
 from conformance.adapters import Backend
 from conformance.adapters.in_process import InProcess
 from conformance.adapters.subprocess_impl import ProtocolError, SubprocessImplementation
-from conformance.execute import Expectations, Outcome, execute, exit_status
+from conformance.cases_model import Case
+from conformance.driver import run_case
+from conformance.execute import Expectations, Outcome, execute, exit_status, unsupported_reason
 from conformance.implementations import ImplementationNotFound, registered, resolve
 from conformance.loader import CaseFileError, Filter, load_cases, select
-from conformance.protocols import AREAS
+from conformance.protocols import AREAS, CaseResult
+
+if TYPE_CHECKING:
+    from conformance import stateful
 
 #: Seconds a case may run, unless the command line or the implementation says otherwise.
 DEFAULT_TIMEOUT = 10.0
@@ -59,9 +67,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--report", action="append", default=[], metavar="FORMAT[:PATH]",
                    help="json, markdown or junit, to stdout or PATH (repeatable); default: a table")
     p.add_argument("--explore", type=Path, metavar="DIR",
-                   help="instead of the cases: stateful differential testing of an in-process --impl; "
-                        "each divergence is shrunk and written as a regression case under DIR")
-    p.add_argument("--examples", type=int, default=100, help="state-machine runs per area (--explore)")
+                   help="instead of the cases: random operation sequences per area on the implementation "
+                        "(--impl, --impl-cmd or --engine), each judged against the oracle; each distinct "
+                        "divergence is shrunk and written as a regression case under DIR")
+    p.add_argument("--examples", type=int, default=None,
+                   help="state-machine runs per area (--explore; default 100, or no limit with --budget)")
+    p.add_argument("--budget", type=float, metavar="SECONDS",
+                   help="--explore: seconds of new examples, an equal share per area; no new example starts "
+                        "once an area's share is spent (what was found is still shrunk, after it)")
     p.add_argument("--scaling", action="store_true",
                    help="instead of the cases: scaling probes, timing the engine's steps from outside as the "
                         "stored data grows (zset area; cost failure when step time grows with the data)")
@@ -98,21 +111,88 @@ def write_reports(specs: Sequence[str], text: Callable[[str], str], out: TextIO)
             out.write(body)
 
 
-def explore(name: str, areas: Sequence[str], regressions: Path, examples: int) -> int:
-    """Run the state machines of :mod:`conformance.stateful` on every supported area."""
-    from hypothesis import settings
-
+def exploration(runner: stateful.CaseRunner, described: stateful.Described, areas: Sequence[str],
+                regressions: Path, examples: int | None, budget: float | None,
+                expectations: Path | None = None, cases_root: Path | None = None,
+                out: TextIO | None = None) -> list[stateful.AreaExploration]:
+    """Explore every area of ``areas`` (default: the implementation's) on ``runner``, the budget
+    shared among them; print one line per area and per distinct divergence, with its case file."""
     from conformance import stateful
 
-    impl = resolve(name)
-    found = 0
-    for area in areas or impl.handshake().areas:
-        config = settings(max_examples=examples, stateful_step_count=stateful.DEFAULT_STEPS,
-                          deadline=None, phases=stateful.PHASES)
-        divergence = stateful.explore(impl, area, regressions, config)
-        print(f"{area}: {'agrees with the oracle' if divergence is None else divergence}")
-        found += divergence is not None
-    return 1 if found else 0
+    out = out or sys.stdout
+    hs = described.handshake()
+    areas = [a for a in (areas or hs.areas) if a in hs.areas]
+    known: dict[str, str] = {}
+    if expectations is not None:
+        listed = Expectations.read(expectations).known_failures
+        replay = [c for c in load_cases(cases_root) if c.id in listed and c.area in areas and
+                  not unsupported_reason(c, hs)]
+        known = stateful.known_signatures(runner, replay, listed)
+    results = []
+    for area in areas:
+        # each area its share of the budget for new examples; shrinking what it found comes after
+        deadline = math.inf if budget is None else time.monotonic() + budget / len(areas)
+        found = stateful.explore_all(runner, described, area, regressions, deadline=deadline,
+                                     examples=examples if examples is not None or budget is not None else 100,
+                                     known=known)
+        ended = " (the budget ended the exploration)" if found.budget_ended and budget is not None else ""
+        verdict = (f"{found.diverged} diverged, {len(found.divergences)} distinct divergence(s)"
+                   if found.divergences
+                   else "agrees with the oracle")
+        out.write(f"{area}: {found.examples} examples over {', '.join(found.plans) or 'no plan'}; "
+                  f"{verdict}{ended}\n")
+        for d in found.divergences:
+            known_text = f" [known cause: {d.known}]" if d.known else ""
+            out.write(f"  {d.signature}: {d.path} ({d.steps} steps){known_text}\n"
+                      f"    {d.message.splitlines()[0] if d.message else ''}\n")
+        out.flush()
+        results.append(found)
+    return results
+
+
+def explore(args: argparse.Namespace) -> int:
+    """``--explore DIR``: random operation sequences per area on the implementation (``--impl``,
+    ``--impl-cmd`` or ``--engine``), each judged against the oracle; 1 when one diverged."""
+    timeout = args.timeout if args.timeout is not None else DEFAULT_TIMEOUT
+    expectations: Path | None = args.expectations
+    backend: SubprocessImplementation | None = None
+    if args.engine or args.impl_cmd:
+        if args.engine:
+            try:
+                argv_, shipped_expectations = released_engines.command(args.engine)
+            except (KeyError, released_engines.EngineNotInstalled) as exc:
+                print(f"incspec conform: {exc.args[0]}", file=sys.stderr)
+                return 2
+            expectations = expectations or shipped_expectations
+            backend = SubprocessImplementation(argv_, timeout=timeout)
+        else:
+            backend = SubprocessImplementation(args.impl_cmd, timeout=timeout)
+        from conformance.stateful import backend_runner
+
+        runner = backend_runner(backend)
+        described: stateful.Described = backend
+    else:
+        name = args.impl or "reference"
+        try:
+            impl = resolve(name)
+        except (ImplementationNotFound, ImportError, AttributeError) as exc:
+            return cannot_load(name, exc)
+        expectations = expectations or default_expectations(name)
+
+        def runner(case: Case) -> CaseResult:  # fresh engine per case, in process
+            return run_case(impl, case)
+
+        described = impl
+    try:
+        found = exploration(runner, described, args.area, args.explore, args.examples, args.budget,
+                            expectations, args.cases)
+    except ProtocolError as exc:
+        print(f"incspec conform: the implementation did not start: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        if backend is not None:
+            backend.close()
+    return 1 if any(a.divergences for a in found) else 0
 
 
 def importable_from_here() -> None:
@@ -164,10 +244,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return mutants_main(cases, sys.stdout)
     if args.explore:
-        try:
-            return explore(args.impl or "reference", args.area, args.explore, args.examples)
-        except (ImplementationNotFound, ImportError, AttributeError) as exc:
-            return cannot_load(args.impl or "reference", exc)
+        return explore(args)
     backend: Backend
     if args.engine:
         try:

@@ -1,4 +1,4 @@
-"""``incspec engines list | install NAME... | install --all | results``: the shipped adapters
+"""``incspec engines list | install NAME... | install --all | results | explore``: the shipped adapters
 of released engines (:mod:`conformance.released_engines`), installed and run."""
 
 from __future__ import annotations
@@ -30,7 +30,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args[:1] == ["results"]:
         return results_page.main(args[1:])
-    print("usage: incspec engines {list | install NAME... | install --all | results [--out PAGE]}",
+    if args[:1] == ["explore"]:
+        from engines import exploration
+
+        return exploration.main(args[1:])
+    print("usage: incspec engines {list | install NAME... | install --all | results [--out PAGE] | "
+          "explore [--engine NAME] [--budget SECONDS]}",
           file=sys.stderr)
     return 2
 

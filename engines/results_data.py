@@ -8,6 +8,10 @@ case's outcome, written next to the results page (``docs/ENGINES.md``) from the 
                   "provenance": "<how this engine's outcomes were obtained>",
                   "known": {case ID: cause}, "cost_causes": {counter: [{"factor", "cause"}, ...]},
                   "implementation": {handshake}, "summary": {...},
+                  "exploration"?: {"run", "command", "budget", "problem",
+                                   "areas": [{"area", "plans", "examples", "diverged", "budget_ended",
+                                              "divergences": [{"signature", "case", "steps", "known",
+                                                               "message"}, ...]}, ...]},
                   "results": [{"id", "area", "level", "status", "cost", "message",
                                "step"?, "expected"?, "observed"?,
                                "overrun"?: {counter: [measured, bound]}, "cost_causes"?: [...]}, ...]}]}
@@ -67,6 +71,14 @@ def data(runs: Sequence[EngineRun], commands: Mapping[str, str], when: str,
     rank = {name: i for i, name in enumerate(order)}
     names = sorted(entries, key=lambda n: (rank.get(n, len(rank)), n))
     return {"generated": when, "provenance": overall, "engines": [entries[n] for n in names]}
+
+
+def with_explorations(content: Mapping[str, Any], earlier: Mapping[str, Any]) -> dict[str, Any]:
+    """``content`` with each engine's ``exploration`` (written by ``incspec engines explore``) kept
+    from ``earlier`` where the new entry has none: rerunning the cases does not drop it."""
+    explored = {e["name"]: e["exploration"] for e in earlier.get("engines", []) if "exploration" in e}
+    return {**content, "engines": [e if "exploration" in e or e["name"] not in explored
+                                   else {**e, "exploration": explored[e["name"]]} for e in content["engines"]]}
 
 
 def _line(value: Any) -> str:

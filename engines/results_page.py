@@ -99,7 +99,7 @@ def _cell(text: str) -> str:
 def engine_section(entry: Mapping[str, Any]) -> list[str]:
     lines = [f"## {entry['name']}", ""]
     if "implementation" not in entry:
-        return [*lines, f"Not run: {entry['problem']}", ""]
+        return [*lines, f"Not run: {entry['problem']}", "", *exploration_section(entry)]
     hs = entry["implementation"]
     configuration = reports.configuration_text(Handshake(**hs)) if hs.get("configuration") else ""
     lines += [f"- version: **{hs['version']}** ({hs['language']})",
@@ -111,7 +111,7 @@ def engine_section(entry: Mapping[str, Any]) -> list[str]:
     lines += ["| " + " | ".join(row) + " |" for row in grid[1:]]
     found = causes(entry)
     if not found:
-        return [*lines, "", "No failures.", ""]
+        return [*lines, "", "No failures.", "", *exploration_section(entry)]
     lines += ["", "Failures by cause (a case may fail its result and its cost bounds, so appear under two; "
               "a cost overrun appears under every known cause its factor needs):", "",
               "| cause | cases | example |", "|---|---|---|"]
@@ -119,6 +119,32 @@ def engine_section(entry: Mapping[str, Any]) -> list[str]:
         text = cause.example()
         text = text if len(text) <= EXAMPLE_CHARS else text[:EXAMPLE_CHARS] + "…"
         lines.append(f"| {_cell(cause.text)} | {len(cause.results)} | {_cell(text)} |")
+    return [*lines, "", *exploration_section(entry)]
+
+
+def exploration_section(entry: Mapping[str, Any]) -> list[str]:
+    """What exploring the engine beyond the fixed cases found (``incspec engines explore``): per area
+    the examples run, then each distinct divergence with its shrunk case."""
+    explored = entry.get("exploration")
+    if not explored:
+        return []
+    if explored.get("problem"):
+        return [f"Exploration (random operation sequences, {explored['run']}): not run: {explored['problem']}", ""]
+    lines = [f"Exploration beyond the fixed cases (`{explored['command']}`, {explored['run']}): random operation "
+             "sequences per area, each judged against the oracle; each distinct first difference shrunk to "
+             "a case.", "", "| area | plans | examples | diverged | distinct divergences | ended by the budget |",
+             "|---|---|---|---|---|---|"]
+    lines += [f"| {a['area']} | {', '.join(a['plans'])} | {a['examples']} | {a.get('diverged', 0)} | "
+              f"{len(a['divergences'])} | "
+              f"{'yes' if a['budget_ended'] else 'no'} |" for a in explored["areas"]]
+    divergences = [d for a in explored["areas"] for d in a["divergences"]]
+    if not divergences:
+        return [*lines, "", "No divergence found.", ""]
+    lines += ["", "| first difference | shrunk case | steps | known cause | example |", "|---|---|---|---|---|"]
+    for d in divergences:
+        text = d["message"] if len(d["message"]) <= EXAMPLE_CHARS else d["message"][:EXAMPLE_CHARS] + "…"
+        lines.append(f"| {_cell(d['signature'])} | `{d['case']}` | {d['steps']} | "
+                     f"{_cell(d['known']) or 'none: new'} | {_cell(text)} |")
     return [*lines, ""]
 
 
@@ -130,7 +156,9 @@ def page(content: Mapping[str, Any]) -> str:
              "in `engines/` (installed by `incspec engines install NAME`); its known failures, each with "
              "its cause and a minimal reproduction, are in the engine's folder, so a release fixing one "
              "shows `xpass`. A cost overrun counts as explained only up to the factors its known causes "
-             "state (`cost_causes` in the engine's expectations file).", ""]
+             "state (`cost_causes` in the engine's expectations file). An engine's exploration (`incspec engines "
+             "explore`: random operation sequences beyond the fixed cases, each judged against the oracle) "
+             "lists every distinct divergence with its shrunk case, kept in the engine's folder.", ""]
     for entry in content["engines"]:
         lines += engine_section(entry)
     return "\n".join(lines).rstrip() + "\n"
@@ -172,8 +200,10 @@ def main(argv: list[str] | None = None) -> int:
     runs = shipped_runs(names, args.install, args.timeout)
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     commands = {n: f"incspec conform --engine {n}" for n in names}
-    kept = results_data.read(args.data) if args.engine else None
-    content = results_data.data(runs, commands, when, kept=kept, order=list(released_engines.shipped()))
+    earlier = results_data.read(args.data)
+    content = results_data.data(runs, commands, when, kept=earlier if args.engine else None,
+                                order=list(released_engines.shipped()))
+    content = results_data.with_explorations(content, earlier)
     results_data.write(args.data, content)
     args.out.write_text(page(content), encoding="utf-8")
     print(f"incspec engines results: wrote {args.out} and {args.data}", file=sys.stderr)

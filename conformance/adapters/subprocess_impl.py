@@ -117,9 +117,12 @@ class _Process:
 class SubprocessImplementation:
     """A backend for :func:`conformance.execute.execute` running ``command`` as a subprocess."""
 
-    def __init__(self, command: str | Sequence[str], timeout: float = 10.0, log: Path | None = None) -> None:
+    def __init__(self, command: str | Sequence[str], timeout: float = 10.0, log: Path | None = None,
+                 startup_timeout: float = STARTUP_TIMEOUT) -> None:
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         self.timeout = timeout
+        #: seconds the process may take to answer ``start`` (a JVM-backed engine under load takes long)
+        self.startup_timeout = startup_timeout
         if log is None:
             with tempfile.NamedTemporaryFile(prefix="incspec-stderr-", suffix=".log", delete=False) as f:
                 log = Path(f.name)
@@ -138,7 +141,7 @@ class SubprocessImplementation:
         validate_message("start", start)
         try:
             process.send(start)
-            reply = process.receive("started", STARTUP_TIMEOUT)
+            reply = process.receive("started", self.startup_timeout)
         except ProtocolError:
             process.kill()
             raise

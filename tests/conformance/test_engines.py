@@ -237,3 +237,30 @@ def test_the_engine_readmes_counts_are_those_of_the_results_data() -> None:
     assert (f"is {worst[0]} times its bound of {worst[1]}, {worst[0] // worst[1] // factors[0]} times once halved"
             in skip)
     assert f"{factors[0]} for add-called-twice, {factors[1]} for array-replaced-whole" in skip
+
+
+def test_an_exploration_is_kept_in_the_results_data_and_shown_on_the_page(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``incspec engines explore`` records per engine what exploring found (or why it did not run);
+    the page shows it, and rerunning the cases keeps it."""
+    from engines import exploration
+
+    monkeypatch.setenv("INCSPEC_ENGINE_CACHE", str(tmp_path))
+    absent = exploration.explore_engine("d2ts", 1.0, 5.0, "today")
+    assert absent == {"run": "today", "problem": "not installed (incspec engines install d2ts)"}
+    found = {"run": "today", "command": "incspec conform --engine fake --explore DIR --budget 60", "budget": 60,
+             "problem": "", "areas": [{"area": "reduce", "plans": ["sum", "count"], "examples": 90, "diverged": 7,
+                                       "budget_ended": True, "divergences": [
+                 {"signature": "reduce / count / apply: view other values", "steps": 3, "known": "",
+                  "case": "engines/fake/explored/fake/reduce/explored-fake-count.8ffb840a.json",
+                  "message": "step 2: expected 1, got 2"}]}]}
+    run = results_page.run_engine("reference", InProcess(resolve("reference")), None, reduce_cases(tmp_path))
+    content = exploration.record(results_data.data([run], {}, "today"), "reference", found)
+    page = results_page.page(content)
+    assert "| reduce | sum, count | 90 | 7 | 1 | yes |" in page
+    assert ("| reduce / count / apply: view other values | "
+            "`engines/fake/explored/fake/reduce/explored-fake-count.8ffb840a.json` | 3 | none: new |") in page
+    rerun = results_data.with_explorations(results_data.data([run], {}, "later"), content)
+    assert rerun["engines"][0]["exploration"] == found
+    content = exploration.record(content, "reference", absent)
+    assert "not run: not installed (incspec engines install d2ts)" in results_page.page(content)

@@ -87,3 +87,95 @@ def test_explore_keeps_to_the_declared_features_and_respects_unsupported(tmp_pat
     assert stateful.explore(Plain(), "reduce", tmp_path) is None
     assert set(declared) == {"sum", "count"}
     assert not list(tmp_path.rglob("*.json"))
+
+
+# --- exploring through the process protocol (--impl-cmd, --engine) -----------------------
+
+FAKE = Path(__file__).parent / "fixtures" / "fake_impl.py"
+
+
+def fake_cmd(behaviour: str) -> str:
+    import sys
+
+    return f"{sys.executable} {FAKE} {behaviour}"
+
+
+def test_a_process_engine_is_explored_and_its_divergence_shrunk(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A fake engine over the process protocol whose ``count`` view is wrong after an ``apply``: the
+    divergence is found, shrunk to a stamped case (declare, load, apply) that fails on it and passes
+    on the reference."""
+    from conformance.adapters.subprocess_impl import SubprocessImplementation
+    from conformance.conform import main
+
+    assert main(["--impl-cmd", fake_cmd("count-wrong-after-apply"), "--explore", str(tmp_path),
+                 "--area", "reduce", "--examples", "40"]) == 1
+    out = capsys.readouterr().out
+    assert "1 distinct divergence(s)" in out and "reduce / count / apply: view other values" in out
+    cases = load_cases(tmp_path)  # valid against the schema, ID stamped
+    assert [(c.source, c.steps[0].args["reducer"]) for c in cases] == [("regression", "count")]
+    assert [s.op for s in cases[0].steps] == ["declare", "load", "apply"]  # shrunk: nothing to drop
+    assert str(tmp_path / "reduce" / f"{cases[0].id.split('.', 1)[1]}.json") in out
+    fake = SubprocessImplementation(fake_cmd("count-wrong-after-apply"))
+    try:
+        _, against_fake = execute(fake, cases)
+    finally:
+        fake.close()
+    _, against_reference = execute(InProcess(resolve("reference")), cases)
+    assert [o.status for o in against_fake] == ["fail"]
+    assert [o.status for o in against_reference] == ["pass"]
+
+
+def test_divergences_with_one_first_difference_are_reported_once(tmp_path: Path) -> None:
+    """Many examples diverge; those with the same first differing observation (area, plan, step
+    kind, shape) make one divergence; two faults make two."""
+    from conformance.adapters.subprocess_impl import SubprocessImplementation
+
+    for behaviour, signatures in [
+        ("count-wrong-after-apply", ["reduce / count / apply: view other values"]),
+        ("count-and-sum-wrong", ["reduce / count / apply: view other values",
+                                 "reduce / sum / load: view other values"]),
+    ]:
+        fake = SubprocessImplementation(fake_cmd(behaviour))
+        try:
+            found = stateful.explore_all(stateful.backend_runner(fake), fake, "reduce",
+                                         tmp_path / behaviour, deadline=float("inf"), examples=60)
+        finally:
+            fake.close()
+        assert found.examples >= 60 and found.diverged > len(signatures)
+        assert sorted(d.signature for d in found.divergences) == signatures
+        assert len(load_cases(tmp_path / behaviour)) == len(signatures)
+
+
+def test_a_known_cause_is_recognised(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A divergence with the signature of a case the expectations file lists is named by its cause."""
+    import json
+
+    from conformance.conform import main
+
+    command = fake_cmd("count-wrong-after-apply")
+    assert main(["--impl-cmd", command, "--explore", str(tmp_path / "first"), "--area", "reduce",
+                 "--examples", "40"]) == 1
+    (case,) = load_cases(tmp_path / "first")
+    expectations = tmp_path / "expectations.json"
+    expectations.write_text(json.dumps({"implementation": "fake", "known_failures": [
+        {"id": case.id, "reason": "count-off (fake 0): one too many after an apply"}]}), "utf-8")
+    capsys.readouterr()
+    assert main(["--impl-cmd", command, "--explore", str(tmp_path / "again"), "--area", "reduce",
+                 "--examples", "40", "--cases", str(tmp_path / "first"), "--expectations", str(expectations)]) == 1
+    assert "[known cause: count-off (fake 0)]" in capsys.readouterr().out
+
+
+def test_the_budget_ends_the_exploration(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--budget`` bounds the run (no example limit): no new example starts once it is spent."""
+    import time
+
+    from conformance.conform import main
+
+    start = time.monotonic()
+    assert main(["--impl-cmd", fake_cmd("correct"), "--explore", str(tmp_path), "--area", "reduce",
+                 "--budget", "3"]) == 0
+    assert time.monotonic() - start < 20
+    out = capsys.readouterr().out
+    assert "agrees with the oracle (the budget ended the exploration)" in out
+    assert int(out.split(" examples")[0].split()[-1]) > 0

@@ -1,0 +1,106 @@
+"""``incspec engines explore``: explore every shipped engine beyond the fixed cases.
+
+Per engine: ``incspec conform --engine NAME --explore DIR --budget SECONDS`` (random operation
+sequences per area from the suite's generators, each judged against the oracle; every distinct
+divergence shrunk to a stamped case), the budget being ``--budget`` seconds per area the engine
+supports. The shrunk cases are kept in the engine's folder, ``engines/<folder>/explored/<run>/``,
+and what was found goes into the engine's entry of the results data (``exploration``), from which
+the results page (``docs/ENGINES.md``) is written again. An engine that is not installed is recorded
+as not explored, with the reason. Not part of CI (the engines are downloaded from npm and PyPI).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import io
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from conformance import released_engines
+from conformance.adapters.subprocess_impl import ProtocolError, SubprocessImplementation
+from conformance.conform import exploration
+from conformance.stateful import backend_runner
+from engines import results_data, results_page
+
+
+def explore_engine(name: str, per_area: float, timeout: float, when: str,
+                   root: Path = released_engines.ROOT) -> dict[str, Any]:
+    """The ``exploration`` entry of the engine ``name``; its shrunk cases are written under its folder."""
+    engine = released_engines.shipped()[name]
+    if not engine.installed():
+        return {"run": when, "problem": f"not installed (incspec engines install {name})"}
+    backend = SubprocessImplementation(engine.command(), timeout=timeout, startup_timeout=max(120.0, timeout))
+    kept = engine.folder / "explored" / name
+    try:
+        areas = list(backend.handshake().areas)
+        budget = per_area * len(areas)
+        print(f"incspec engines explore: {name}, {budget:g} s over {', '.join(areas)}", file=sys.stderr)
+        log = io.StringIO()
+        with tempfile.TemporaryDirectory() as scratch:
+            found = exploration(backend_runner(backend), backend, areas, Path(scratch), None, budget, engine.expectations,
+                                out=log)
+            sys.stderr.write(log.getvalue())
+            shutil.rmtree(kept, ignore_errors=True)
+            for area in found:
+                for d in area.divergences:
+                    target = kept / area.area / d.path.name
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(d.path, target)
+                    d.path = target
+    except ProtocolError as exc:
+        return {"run": when, "problem": f"did not start: {exc}"}
+    finally:
+        backend.close()
+    return {
+        "run": when, "command": f"incspec conform --engine {name} --explore DIR --budget {budget:g} --timeout {timeout:g}",
+        "budget": budget, "problem": "",
+        "areas": [{"area": a.area, "plans": a.plans, "examples": a.examples, "diverged": a.diverged,
+                   "budget_ended": a.budget_ended,
+                   "divergences": [{"signature": d.signature, "case": d.path.relative_to(root).as_posix(),
+                                    "steps": d.steps, "known": d.known,
+                                    "message": (d.message.splitlines() or [""])[0].replace(f"{root}/", "")}
+                                   for d in a.divergences]}
+                  for a in found],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="incspec engines explore", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--engine", action="append", default=[], help="explore only this engine (repeatable)")
+    p.add_argument("--budget", type=float, default=60.0, help="seconds per area the engine supports")
+    p.add_argument("--timeout", type=float, default=30.0, help="seconds per case")
+    p.add_argument("--out", type=Path, default=released_engines.ROOT / "docs" / "ENGINES.md")
+    p.add_argument("--data", type=Path, default=released_engines.ENGINES / "results.json")
+    args = p.parse_args(argv)
+    names = args.engine or list(released_engines.shipped())
+    unknown = [n for n in names if n not in released_engines.shipped()]
+    if unknown:
+        print(f"incspec engines explore: unknown engine {unknown[0]!r}", file=sys.stderr)
+        return 2
+    for name in names:
+        when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        entry = explore_engine(name, args.budget, args.timeout, when)
+        content = results_data.read(args.data)  # read again: another engine's exploration may have run meanwhile
+        content = record(content, name, entry)
+        results_data.write(args.data, content)
+        args.out.write_text(results_page.page(content), encoding="utf-8")
+    print(f"incspec engines explore: wrote {args.out} and {args.data}", file=sys.stderr)
+    return 0
+
+
+def record(content: dict[str, Any], name: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """The results data with ``entry`` as the exploration of the engine ``name``."""
+    engines = [dict(e) for e in content["engines"]]
+    for e in engines:
+        if e["name"] == name:
+            e["exploration"] = entry
+            break
+    else:
+        engines.append({"name": name, "command": f"incspec conform --engine {name}", "problem": "not run",
+                        "run": "", "provenance": "", "known": {}, "cost_causes": {}, "exploration": entry})
+    return {**content, "engines": engines}
