@@ -87,7 +87,6 @@ from typing import Any
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.streaming.query import StreamingQuery
-from pyspark.storagelevel import StorageLevel
 
 from spark_impl.errors import restart_after, transient
 from spark_impl.reduce.maintained_view import (
@@ -99,6 +98,7 @@ from spark_impl.reduce.maintained_view import (
     refuse_invalid_row,
 )
 from spark_impl.storage.hadoop_fs import HadoopFS
+from spark_impl.storage.scratch import Scratch, once
 
 #: test hook: "BATCH:PHASE" makes the process die (os._exit) at that point of that micro-batch
 CRASH_ENV = "INCSPEC_PIPELINE_CRASH_AT"
@@ -529,7 +529,7 @@ class ReachView:
         engine = self._engine()
         if batch_id > self.applied:  # a re-run of an applied micro-batch only republishes
             refuse_invalid_row(batch)  # before anything is applied: the state stays as it was
-            kept: list[DataFrame] = []
+            kept = Scratch()
             try:
                 changes = self._changes(engine, batch, kept)
                 # published before the state is saved: a crash between the two re-runs the
@@ -542,18 +542,18 @@ class ReachView:
                 self._save(batch_id, changes)
                 _crash_point(batch_id, "saved")
             finally:
-                for frame in kept:
-                    frame.unpersist()
+                kept.release()
         elif not self.outputs.has_changes(batch_id):  # applied and saved, its changes with it
             saved = f"{self.state_root}/v={batch_id}/{SAVED_CHANGES}"
             self.outputs.changes(self.spark.read.parquet(saved), batch_id)
 
-    def _changes(self, engine: Any, batch: DataFrame, kept: list[DataFrame]) -> DataFrame:
+    def _changes(self, engine: Any, batch: DataFrame, kept: Scratch) -> DataFrame:
         """Apply the micro-batch's files to ``engine``, each its own change, in order
         (SKIP-DEC-SPARK-PARTS); their composed output delta ``(node, added)``. Only the files'
         names come to the driver: the edits and the deltas stay DataFrames. With several
-        files, each step's composed delta is persisted (in ``kept``) before the next update
-        releases the frames it reads."""
+        files, each step's composed delta is computed into ``kept`` (a local checkpoint: no
+        lineage back to the update's frames, which the next update releases, nor to its
+        tables, whose uncaching would have a cache of it recomputed) before the next file."""
         parts = sorted(r["part"] for r in batch.select("part").distinct().collect())
         changes: DataFrame | None = None
         for part in parts:
@@ -563,9 +563,9 @@ class ReachView:
                     .unionByName(delta.removed_frame.select("node", F.lit(False).alias("added"))))
             changes = step if changes is None else _composed(changes, step)
             if len(parts) > 1:
-                changes = changes.persist(StorageLevel.MEMORY_AND_DISK)
+                with kept.collecting():
+                    changes = once(changes)
                 changes.count()  # computed while this update's frames are there
-                kept.append(changes)
         if changes is None:  # no file: no change
             return self.spark.createDataFrame([], f"node {self.node_type}, added boolean")
         return changes

@@ -233,15 +233,15 @@ def test_a_snapshot_asked_for_while_a_micro_batch_applies_holds_the_micro_batch_
     view = reach_view(spark, out)
     view.handle(micro_batch(spark, GRAPH[0], "g0"), 0)
     applied, go = threading.Event(), threading.Event()
-    apply = view.engine.apply
+    apply = view.engine.apply_frame
 
-    def held(**change: Any) -> Any:
-        delta = apply(**change)
+    def held(edits: Any) -> Any:
+        delta = apply(edits)
         applied.set()
         go.wait(timeout=300)
         return delta
 
-    view.engine.apply = held
+    view.engine.apply_frame = held
     errors: list[BaseException] = []
 
     def running(call: Callable[[], None]) -> threading.Thread:
