@@ -5,8 +5,10 @@ tables, a probe joined with a base and its patches). :func:`once` makes such a
 frame a lazy local checkpoint: the first job that reads it computes it into
 the executors' block stores, later plans read those blocks as a leaf (the
 lineage, and the plan, stop there). The blocks are scratch: they die with an
-executor and nothing stored may depend on them (stored tables are written by
-reliable checkpoints, :mod:`spark_impl.storage.keyed_tables`).
+executor and nothing stored may depend on them (what an engine keeps beyond an
+update is written to the session's checkpoint location: the fixpoint engine's
+tables as reliable checkpoints, :mod:`spark_impl.storage.keyed_tables`, the
+Z-set engine's frames as Parquet tables, :mod:`spark_impl.storage.frames`).
 
 Spark frees a local checkpoint's blocks only when the JVM collects its RDD
 object, which may be long after the update (or never, before the heap is full:
@@ -93,9 +95,10 @@ def local_checkpoint(df: DataFrame, eager: bool) -> DataFrame:
     after some hundreds of rounds. Spark reads the property when an RDD is
     made, on the thread making it, so it is set here.
 
-    The blocks are executor-local: for an update's scratch (and the Z-set
-    engine's versions, spark_impl/storage/frames.py), never for state that must
-    survive an executor (written reliably: spark_impl/storage/keyed_tables.py)."""
+    The blocks are executor-local: for an update's scratch only, never for
+    state that must survive an executor or outlive the update (written to the
+    checkpoint location: spark_impl/storage/keyed_tables.py,
+    spark_impl/storage/frames.py)."""
     df.sparkSession.sparkContext.setLocalProperty(ALL_MARKED_ANCESTORS, "true")
     return without_inherited_statistics(df.localCheckpoint(eager=eager))
 

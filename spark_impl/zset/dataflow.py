@@ -57,6 +57,18 @@ function applied to an element of the wrong shape fails the step with
 ``malformed-input``; a loop with ``X_m != X_(m-1)`` (``m = max_iterations``)
 with ``no-fixpoint``. A failed step leaves the state as it was (a step works
 on copies of the traces).
+
+Storage. Within a step, a new piece is a local checkpoint (computed and counted
+in one job; the step's rounds read it). What outlives the step, the traces'
+pieces and bases, the input and output logs and the output delta, is written
+to the session's checkpoint location (:class:`~spark_impl.storage.frames.KeptFrames`)
+before the step commits: a compacted base as a table of its own, then the step's
+new pieces, output and log parts together as one table (one job), the traces
+then reading the tables' files, not the executors' blocks. When the step
+commits (or fails) the tables no kept frame reads any more are deleted; the
+output delta stays readable until the next step. Scratch of one step (the
+loop variable's difference at iteration 1, the affected keys of a keyed rule)
+stays local.
 """
 
 from __future__ import annotations
@@ -75,7 +87,7 @@ from pyspark.sql.pandas.functions import pandas_udf
 
 from spark_impl.errors import SparkEngineError
 from spark_impl.join_scope import without_broadcasts
-from spark_impl.storage.frames import materialise, materialise_counted, union_all, union_coalesced
+from spark_impl.storage.frames import KeptFrames, materialise_counted, union_all, union_coalesced
 from spark_impl.values import decode, encode
 from spark_impl.zset.named_functions import AGGREGATES, MAP_FUNCTIONS, MARKER, key_of
 from spark_impl.zset.named_functions import FILTER_PREDICATES as PREDICATES
@@ -245,8 +257,13 @@ class Trace:
         return sum(self.sizes[u] for u in times if u in self.sizes) + \
             (self.base_size if self.base_times & times else 0)
 
-    def compact(self, version: int) -> None:
-        """Fold the pieces into the base once there are :data:`COMPACT_EVERY` of them."""
+    def frames(self) -> list[DataFrame]:
+        """The frames the trace holds (its pieces and its base)."""
+        return [*self.pieces.values(), *([] if self.base is None else [self.base])]
+
+    def compact(self, version: int, kept: KeptFrames) -> None:
+        """Fold the pieces into the base once there are :data:`COMPACT_EVERY` of them
+        (the base written to reliable storage here)."""
         if len(self.pieces) < COMPACT_EVERY:
             return
         everything = self.rows(self.times())
@@ -255,8 +272,7 @@ class Trace:
         inner = tcols(self.depth)[1:]
         folded = everything.groupBy(*keys, *inner).agg(F.sum("w").alias("w")).where(F.col("w") != 0) \
             .select(*self.columns(), F.lit(version).cast("int").alias("t0"), *inner)
-        self.base = materialise(folded)
-        self.base_size = self.base.count()
+        (self.base,), self.base_size = kept.write([folded])
         # the base's distinct times only (control values, a handful per version), not its rows
         self.base_times = frozenset(tuple(int(r[c]) for c in tcols(self.depth))
                                     for r in self.base.select(*tcols(self.depth)).distinct().collect())
@@ -391,6 +407,8 @@ class ZSetDataflow:
     def __init__(self, spark: SparkSession, program: Program) -> None:
         self.spark = spark
         self.program = program
+        #: every frame kept from one step to the next, in reliable storage
+        self.kept = KeptFrames(spark, "zset")
         self.partitions = int(spark.conf.get("spark.sql.shuffle.partitions") or "2")
         self.version = 0
         self.traces: dict[Path, Trace] = {}
@@ -422,36 +440,65 @@ class ZSetDataflow:
         run = _Step(self, deltas)
         try:
             diff = run.diff(self.program.output, (), (self.version,), {})
-            out = self.empty() if diff is None else materialise(consolidate(diff))
+            out, logs = self._keep(run, self.empty() if diff is None else consolidate(diff), deltas)
         except Exception as exc:
+            self.kept.sweep(self._live())  # what the failed step wrote
             if isinstance(exc, SparkEngineError):
                 raise
             if MARKER in str(exc):
                 raise SparkEngineError("malformed-input", _first_line(str(exc))) from None
             raise
-        for trace in run.traces.values():
-            trace.compact(self.version)
         self.traces = run.traces
-        for name, delta in deltas.items():
-            self._inputs[name].add(delta)
-        self._output.add(out)
+        for log, parts in logs:
+            log.parts = parts
+        self.kept.sweep([*self._live(), out])  # the output stays readable until the next step
         self.work = dict(run.work)
         self.version += 1
         return out
 
+    def _keep(self, run: _Step, out: DataFrame, deltas: Mapping[str, DataFrame]
+              ) -> tuple[DataFrame, list[tuple[_Log, list[DataFrame]]]]:
+        """Write what the step keeps to reliable storage: the traces' compacted
+        bases (each a write), then in one write their new pieces (still the
+        step's local scratch), the output delta and the logs' new parts. The
+        traces' pieces are replaced by their readers; the output's reader and
+        the logs' new parts are returned (the dataflow is changed by the caller,
+        once everything is written)."""
+        for trace in run.traces.values():
+            trace.compact(self.version, self.kept)
+        fresh = [(trace, t) for trace in run.traces.values() for t, piece in trace.pieces.items()
+                 if not self.kept.holds(piece)]
+        logs = [(self._inputs[name], self._inputs[name].after(delta.select("e", "w"))) for name, delta in deltas.items()]
+        frames = [out, *(trace.pieces[t] for trace, t in fresh), *(parts[-1] for _, parts in logs)]
+        readers, _ = self.kept.write(frames)
+        out = readers[0]
+        for (trace, t), reader in zip(fresh, readers[1:], strict=False):
+            trace.pieces[t] = reader
+        logs = [(log, [*parts[:-1], reader]) for (log, parts), reader in zip(logs, readers[1 + len(fresh):], strict=True)]
+        outputs = self._output.after(out)
+        if outputs[-1] is not out:  # folded: the fold is written too (a second job, every few steps)
+            outputs, _ = self.kept.write(outputs)
+        logs.append((self._output, outputs))
+        return out, logs
+
+    def _live(self) -> list[DataFrame]:
+        """The frames the dataflow keeps now: its traces' and its logs'."""
+        return [*(f for trace in self.traces.values() for f in trace.frames()),
+                *(f for log in (*self._inputs.values(), self._output) for f in log.parts)]
+
 
 class _Log:
-    """The sum of a sequence of deltas: kept as they come (lazy), folded into one
-    materialised collection every :data:`COMPACT_EVERY` additions."""
+    """The sum of a sequence of deltas: kept as they come (each in reliable storage),
+    folded into one every :data:`COMPACT_EVERY` additions."""
 
     def __init__(self, flow: ZSetDataflow) -> None:
         self.flow = flow
         self.parts: list[DataFrame] = []
 
-    def add(self, delta: DataFrame) -> None:
-        self.parts.append(delta.select("e", "w"))
-        if len(self.parts) >= COMPACT_EVERY:
-            self.parts = [materialise(consolidate(union_coalesced(self.parts)))]
+    def after(self, delta: DataFrame) -> list[DataFrame]:
+        """The parts once ``delta`` (``e, w``) is added, the last one new (not stored yet)."""
+        parts = [*self.parts, delta]
+        return [consolidate(union_coalesced(parts))] if len(parts) >= COMPACT_EVERY else parts
 
     def total(self) -> DataFrame:
         return consolidate(union_coalesced(self.parts)) if self.parts else self.flow.empty()
@@ -511,6 +558,7 @@ class _Step:
         diff = consolidate(diff)
         if key is not None:
             diff = _with_key(diff, key)
+        # local until the step ends, when ZSetDataflow._keep writes it to reliable storage
         diff, size = materialise_counted(diff)
         if size == 0:
             return None
@@ -603,7 +651,7 @@ class _Step:
             ks = rows.select("k")
             keys = ks.distinct() if keys is None else keys.intersect(ks)
         assert keys is not None
-        keys, affected = materialise_counted(keys)
+        keys, affected = materialise_counted(keys)  # scratch of this step: local
         self.work["affected_keys"] += affected
         if affected == 0:
             return None
@@ -634,6 +682,7 @@ class _Step:
             s, b = self.at(seed, tau), self.at(body, (*tau, 0))
             result = _plus(b, None if s is None else negate(s))
             if result is not None:
+                # scratch of this step (a loop variable's difference is never kept): local
                 result, size = materialise_counted(consolidate(result))
                 if size == 0:
                     result = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -203,3 +204,79 @@ def test_a_trace_is_read_in_the_session_partition_count_however_many_pieces_it_k
     assert kept  # some trace holds several versions' pieces
     for t in kept:
         assert t.rows(t.times()).rdd.getNumPartitions() <= session_partitions(t.rows(t.times())), t.times()
+
+
+# --- the dataflow's state in reliable storage ------------------------------------------------
+
+
+def _kept_frames(flow: Any) -> list[Any]:
+    """Every frame the dataflow keeps from one step to the next: its traces' pieces and
+    bases, its input and output logs' parts."""
+    frames = [f for t in flow.traces.values() for f in [*t.pieces.values(), *([] if t.base is None else [t.base])]]
+    return frames + [f for log in [*flow._inputs.values(), flow._output] for f in log.parts]
+
+
+def _local(url: Any) -> str:
+    """A ``file:`` URL (``file:/x``, ``file:///x``) as a local path."""
+    return "/" + str(url).removeprefix("file:").lstrip("/")
+
+
+def _location(spark: Any) -> str:
+    """The session's checkpoint location, as a local folder (the test session's is one)."""
+    return _local(spark.sparkContext.getCheckpointDir())
+
+
+def _folders(files: Any) -> set[str]:
+    return {os.path.dirname(_local(f)) for f in files}
+
+
+def _stored_tables(spark: Any, since: set[str]) -> set[str]:
+    """The folders of Parquet files under the checkpoint location, less those of ``since``."""
+    found = set()
+    for folder, _, names in os.walk(_location(spark)):
+        if any(n.endswith(".parquet") for n in names):
+            found.add(folder)
+    return found - since
+
+
+def test_the_kept_frames_are_files_under_the_checkpoint_location(spark: Any) -> None:
+    """After steps of a loop and a join (pieces at several times, a compacted trace, the
+    input and output logs), every frame the dataflow keeps reads files under the session's
+    checkpoint location alone, and no local checkpoint (an executor's blocks, lost with it)."""
+    engine = spark_engine(spark)
+    engine.build(PROGRAMS["reach"])
+    for delta in TRACES["reach"]:
+        engine.step({n: [(_tuples(e), w) for e, w in rows] for n, rows in delta.items()})
+    frames = _kept_frames(engine.flow)
+    assert len(frames) > 5
+    for frame in frames:
+        plan = frame._jdf.queryExecution().analyzed().toString()
+        assert "LogicalRDD" not in plan, plan
+        files = frame.inputFiles()
+        assert files and all(_local(f).startswith(_location(spark) + "/") for f in files), files
+
+
+def test_old_versions_are_deleted_and_the_stored_tables_stay_bounded(spark: Any,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ten steps of ``distinct(a)``, a trace compacted every third piece: after each step
+    the tables under the checkpoint location are exactly those the kept frames read (plus
+    the last output's), never more than the compaction period allows, however many steps;
+    a refused step leaves nothing of its own."""
+    from spark_impl.zset import dataflow
+
+    monkeypatch.setattr(dataflow, "COMPACT_EVERY", 3)
+    before = _stored_tables(spark, set())
+    engine = spark_engine(spark)
+    engine.build({"inputs": ["a"], "output": {"op": "distinct", "arg": {"op": "map", "fn": "fst", "arg": inp("a")}}})
+    counts = []
+    for v in range(10):
+        assert dict(engine.step({"a": [((v, v), 1)]})) == {v: 1}
+        live = set().union(*(_folders(f.inputFiles()) for f in _kept_frames(engine.flow)))
+        stored = _stored_tables(spark, before)
+        assert live and live <= stored and len(stored - live) <= 1, (stored, live)  # the last output's
+        counts.append(len(stored))
+    assert max(counts) <= 3 + 2, counts  # the pieces since the last compaction, its base, the logs
+    with pytest.raises(EngineError):
+        engine.step({"a": [(3, 1)]})  # not a pair: malformed-input
+    live = set().union(*(_folders(f.inputFiles()) for f in _kept_frames(engine.flow)))
+    assert _stored_tables(spark, before) == live
