@@ -45,7 +45,7 @@ def wait_for_progress(process: subprocess.Popen[str], out: Path, point: int, log
         time.sleep(0.2)
 
 
-@pytest.mark.spec("SKIP-DEC-SPARK-STATE", "FIX-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")  # (its reach view: FIX-DEC-SPARK-STATE too; a check cites one paper)
 def test_a_worker_lost_mid_update_with_its_folders_loses_nothing(
         cluster: Cluster, spark: Any, tmp_path: Path) -> None:
     """``incspec pipeline`` with a sum, a min and a reach view over six files on the

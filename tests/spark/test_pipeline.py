@@ -378,7 +378,7 @@ def write_killed_inputs(inp: Path, batches: list[Rows], graph: list[Rows]) -> No
 
 
 @pytest.mark.slow  # 20 killed pipeline processes of three views: 10 minutes
-@pytest.mark.spec("SKIP-DEC-SPARK-STATE", "FIX-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")  # (its reach view: FIX-DEC-SPARK-STATE too; a check cites one paper)
 def test_kill_9_at_random_moments_loses_nothing(spark: Any, tmp_path: Path) -> None:
     """``kill -9`` of the whole pipeline process group at 20 random moments spread over
     its start, its micro-batches' writes, its snapshots and its end
