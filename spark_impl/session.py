@@ -31,12 +31,14 @@ DEFAULT_MASTER = "local[2]"
 CHECKPOINT_ENV = "INCSPEC_CHECKPOINT_DIR"
 #: set (to anything but empty or ``0``): the session's JVMs are short-lived, on small data
 SHORT_LIVED_ENV = "INCSPEC_SHORT_LIVED_JVM"
-#: A JVM that lives some minutes over small data (the tests, the suite's cases) spends much
-#: of its CPU in HotSpot's optimising compiler (C2) compiling Spark's code, and never runs
-#: long enough to earn it back; the client compiler alone starts fast. Measured on the
-#: fixpoint engine's worked example (a make and two updates, twice, in a fresh session,
-#: 2 cores): the JVM's CPU 69.4-69.9 s with both compilers, 38.5-39.9 s with C1 only. A long
-#: run over large data wants C2: off by default, on in ``scripts/test`` and ``scripts/main``.
+#: A JVM that lives a minute or few over small data spends much of its CPU in HotSpot's
+#: optimising compiler (C2), which it never runs long enough to earn back; the client
+#: compiler alone starts fast. JVM CPU measured in a fresh session (2 cores): the fixpoint
+#: engine's worked example twice, 69.4-69.9 s with both compilers, 38.5-39.9 s with C1
+#: only; one work-counter test 68.8 s against 38.5 s; the suite's fixpoint area (39 cases)
+#: 159.0 s against 122.9 s. But three test files in one session (13-15 minutes) took 500 s
+#: with both and 681 s with C1 only: a JVM living longer earns C2 back. Off by default,
+#: the tests' and the main job's included; for short applications on small data.
 SHORT_LIVED_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1"
 
 #: Settings every engine relies on, whatever the master: adaptive execution off

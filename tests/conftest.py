@@ -23,11 +23,6 @@ from hypothesis import HealthCheck, settings
 
 from proofs_map.catalog import load_catalog
 from proofs_map.evidence import EVIDENCE_KINDS
-from spark_impl.session import SHORT_LIVED_ENV
-
-# The tests' JVMs (the session's, and those of the pipelines and applications tests start)
-# live minutes over small data: the client compiler alone (spark_impl.session).
-os.environ.setdefault(SHORT_LIVED_ENV, "1")
 
 PROFILES = {"dev": 50, "ci": 200, "thorough": 2000}
 for _name, _examples in PROFILES.items():
