@@ -150,6 +150,20 @@ def exploration(runner: stateful.CaseRunner, described: stateful.Described, area
     return results
 
 
+def process_backend(args: argparse.Namespace, timeout: float) -> tuple[SubprocessImplementation, Path | None] | int:
+    """The engine of ``--engine`` or ``--impl-cmd`` as a process backend, with the expectations
+    to judge it by (``--expectations``, else a shipped engine's own); 2 when the engine is unknown
+    or not installed (said on standard error)."""
+    if not args.engine:
+        return SubprocessImplementation(args.impl_cmd, timeout=timeout), args.expectations
+    try:
+        argv_, shipped_expectations = released_engines.command(args.engine)
+    except (KeyError, released_engines.EngineNotInstalled) as exc:
+        print(f"incspec conform: {exc.args[0]}", file=sys.stderr)
+        return 2
+    return SubprocessImplementation(argv_, timeout=timeout), args.expectations or shipped_expectations
+
+
 def explore(args: argparse.Namespace) -> int:
     """``--explore DIR``: random operation sequences per area on the implementation (``--impl``,
     ``--impl-cmd`` or ``--engine``), each judged against the oracle; 1 when one diverged."""
@@ -157,16 +171,10 @@ def explore(args: argparse.Namespace) -> int:
     expectations: Path | None = args.expectations
     backend: SubprocessImplementation | None = None
     if args.engine or args.impl_cmd:
-        if args.engine:
-            try:
-                argv_, shipped_expectations = released_engines.command(args.engine)
-            except (KeyError, released_engines.EngineNotInstalled) as exc:
-                print(f"incspec conform: {exc.args[0]}", file=sys.stderr)
-                return 2
-            expectations = expectations or shipped_expectations
-            backend = SubprocessImplementation(argv_, timeout=timeout)
-        else:
-            backend = SubprocessImplementation(args.impl_cmd, timeout=timeout)
+        resolved = process_backend(args, timeout)
+        if isinstance(resolved, int):
+            return resolved
+        backend, expectations = resolved
         from conformance.stateful import backend_runner
 
         runner = backend_runner(backend)
@@ -246,17 +254,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.explore:
         return explore(args)
     backend: Backend
-    if args.engine:
-        try:
-            argv_, shipped_expectations = released_engines.command(args.engine)
-        except (KeyError, released_engines.EngineNotInstalled) as exc:
-            print(f"incspec conform: {exc.args[0]}", file=sys.stderr)
-            return 2
-        backend = SubprocessImplementation(argv_, timeout=args.timeout if args.timeout is not None else DEFAULT_TIMEOUT)
-        expectations_path = args.expectations or shipped_expectations
-    elif args.impl_cmd:
-        backend = SubprocessImplementation(args.impl_cmd, timeout=args.timeout if args.timeout is not None else DEFAULT_TIMEOUT)
-        expectations_path = args.expectations
+    if args.engine or args.impl_cmd:
+        resolved = process_backend(args, args.timeout if args.timeout is not None else DEFAULT_TIMEOUT)
+        if isinstance(resolved, int):
+            return resolved
+        backend, expectations_path = resolved
     else:
         name = args.impl or "reference"
         try:
