@@ -91,7 +91,8 @@ class BatchSpans:
             "roots": (("R+", "R-"), [src]), "new_roots": (("R+",), [src]), "lost": (("R-", "E-"), [dst]),
             "gained": (("R+", "E+"), [src, dst]), "marked_before": (("E+", "E-", "R+"), [dst]),
             "marked_after": (("E+",), [src])}
-        [row] = batch.agg(  # one row: the batch's counts and the ends of its spans*(count_if(kind == k).alias(k) for k in KINDS),
+        # one row comes back: the batch's counts and the ends of its spans
+        [row] = batch.agg(*(count_if(kind == k).alias(k) for k in KINDS),
                           *(c for name, (kinds, nodes) in spans.items() for c in ends(name, kinds, *nodes))
                           ).collect()
         counts = {k: int(row[k] or 0) for k in KINDS}
