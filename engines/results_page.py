@@ -122,9 +122,23 @@ def engine_section(entry: Mapping[str, Any]) -> list[str]:
     return [*lines, "", *exploration_section(entry)]
 
 
+def traced_causes(name: str) -> dict[str, str]:
+    """The causes engine ``name``'s explored divergences were traced to, by shrunk case
+    (``engines/NAME/explored/traced.json``: the cause, and the run that shows it). An exploration
+    records a divergence's cause from the known failures alone, by signature, or as a guess by
+    plan ("perhaps ..."); a traced cause, shown by a run of the case against the engine with the
+    cause fixed, replaces it on the page."""
+    path = released_engines.ENGINES / name / "explored" / "traced.json"
+    if not path.is_file():
+        return {}
+    traced: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
+    return traced
+
+
 def exploration_section(entry: Mapping[str, Any]) -> list[str]:
     """What exploring the engine beyond the fixed cases found (``incspec engines explore``): per area
-    the examples run, then each distinct divergence with its shrunk case."""
+    the examples run, then each distinct divergence with its shrunk case and its cause (traced:
+    :func:`traced_causes`, else the one the exploration recorded)."""
     explored = entry.get("exploration")
     if not explored:
         return []
@@ -141,10 +155,11 @@ def exploration_section(entry: Mapping[str, Any]) -> list[str]:
     if not divergences:
         return [*lines, "", "No divergence found.", ""]
     lines += ["", "| first difference | shrunk case | steps | known cause | example |", "|---|---|---|---|---|"]
+    traced = traced_causes(entry["name"])
     for d in divergences:
         text = d["message"] if len(d["message"]) <= EXAMPLE_CHARS else d["message"][:EXAMPLE_CHARS] + "…"
         lines.append(f"| {_cell(d['signature'])} | `{d['case']}` | {d['steps']} | "
-                     f"{_cell(d['known']) or 'none: new'} | {_cell(text)} |")
+                     f"{_cell(traced.get(d['case'], d['known'])) or 'none: new'} | {_cell(text)} |")
     return [*lines, ""]
 
 

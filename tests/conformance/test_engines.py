@@ -264,3 +264,40 @@ def test_an_exploration_is_kept_in_the_results_data_and_shown_on_the_page(
     assert rerun["engines"][0]["exploration"] == found
     content = exploration.record(content, "reference", absent)
     assert "not run: not installed (incspec engines install d2ts)" in results_page.page(content)
+
+
+def test_a_traced_cause_replaces_the_explorations_guess_on_the_page(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exploration guesses a divergence's cause by plan ("perhaps ..."); once the divergence is
+    traced (``engines/NAME/explored/traced.json``), the page states the traced cause instead."""
+    from engines import exploration
+
+    case = "engines/fake/explored/fake/reduce/explored-fake-count.8ffb840a.json"
+    guess = "perhaps emptied-key-kept (a known failure of the same plan, another first difference)"
+    found = {"run": "today", "command": "incspec conform --engine fake --explore DIR", "budget": 60, "problem": "",
+             "areas": [{"area": "reduce", "plans": ["count"], "examples": 9, "diverged": 1, "budget_ended": True,
+                        "divergences": [{"signature": "reduce / count: errored", "steps": 2, "known": guess,
+                                         "case": case, "message": "Error: boom"}]}]}
+    run = results_page.run_engine("reference", InProcess(resolve("reference")), None, reduce_cases(tmp_path))
+    content = exploration.record(results_data.data([run], {}, "today"), "reference", found)
+    monkeypatch.setattr(released_engines, "ENGINES", tmp_path)
+    assert f"| 2 | {guess} |" in results_page.page(content)
+    traced = tmp_path / "reference" / "explored" / "traced.json"
+    traced.parent.mkdir(parents=True)
+    traced.write_text(json.dumps({case: "emptied-key-kept: traced, passes with the fix"}), encoding="utf-8")
+    page = results_page.page(content)
+    assert "| 2 | emptied-key-kept: traced, passes with the fix |" in page and "perhaps" not in page
+
+
+def test_every_traced_cause_names_a_divergence_the_results_data_holds() -> None:
+    """A shipped ``traced.json`` names only shrunk cases that exist and that the engine's recorded
+    exploration found (a stale entry, once exploration is rerun, fails here)."""
+    explored = {e["name"]: e.get("exploration", {}) for e in results_data.read()["engines"]}
+    checked = 0
+    for name in released_engines.shipped():
+        for case in results_page.traced_causes(name):
+            assert (released_engines.ROOT / case).is_file(), case
+            found = [d["case"] for a in explored.get(name, {}).get("areas", []) for d in a["divergences"]]
+            assert case in found, (name, case)
+            checked += 1
+    assert checked >= 6  # d2ts's six explored divergences
