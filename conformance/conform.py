@@ -31,7 +31,14 @@ from conformance.adapters.in_process import InProcess
 from conformance.adapters.subprocess_impl import ProtocolError, SubprocessImplementation
 from conformance.cases_model import Case
 from conformance.driver import run_case
-from conformance.execute import Expectations, Outcome, execute, exit_status, unsupported_reason
+from conformance.execute import (
+    Expectations,
+    ExpectationsError,
+    Outcome,
+    execute,
+    exit_status,
+    unsupported_reason,
+)
 from conformance.implementations import ImplementationNotFound, registered, resolve
 from conformance.loader import CaseFileError, Filter, load_cases, select
 from conformance.protocols import AREAS, CaseResult
@@ -197,6 +204,9 @@ def explore(args: argparse.Namespace) -> int:
     except ProtocolError as exc:
         print(f"incspec conform: the implementation did not start: {exc}", file=sys.stderr)
         return 2
+    except ExpectationsError as exc:
+        print(f"incspec conform: {exc}", file=sys.stderr)
+        return 2
     finally:
         if backend is not None:
             backend.close()
@@ -268,7 +278,12 @@ def main(argv: list[str] | None = None) -> int:
         except (ImplementationNotFound, ImportError, AttributeError) as exc:
             return cannot_load(name, exc)
         expectations_path = args.expectations or default_expectations(name)
-    expectations = Expectations.read(expectations_path) if expectations_path else None
+    try:
+        expectations = Expectations.read(expectations_path) if expectations_path else None
+    except ExpectationsError as exc:
+        print(f"incspec conform: {exc}", file=sys.stderr)
+        backend.close()
+        return 2
     unknown = sorted(set(expectations.known_failures) - {c.id for c in every_case}) if expectations else []
     for case_id in unknown:
         print(f"incspec conform: {expectations_path}: {case_id} is no case (its content, hence its ID, "

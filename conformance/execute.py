@@ -47,8 +47,23 @@ class Expectations:
 
     @staticmethod
     def read(path: Path) -> Expectations:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        return Expectations({e["id"]: e["reason"] for e in raw.get("known_failures", ())})
+        """The known failures of an expectations file (``{"known_failures": [{"id": ..., "reason":
+        ...}, ...]}``); a file that cannot be read or is not one raises :class:`ExpectationsError`
+        saying which and why, in one line."""
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            return Expectations({e["id"]: e["reason"] for e in raw.get("known_failures", ())})
+        except OSError as exc:
+            raise ExpectationsError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+        except json.JSONDecodeError as exc:
+            raise ExpectationsError(f"{path}: not JSON: {exc}") from None
+        except (AttributeError, KeyError, TypeError) as exc:
+            raise ExpectationsError(f'{path}: not an expectations file ({{"known_failures": [{{"id": ..., '
+                                    f'"reason": ...}}]}}): {type(exc).__name__}: {exc}') from None
+
+
+class ExpectationsError(ValueError):
+    """An expectations file that cannot be read or is not one."""
 
 
 def unsupported_reason(case: Case, hs: Handshake) -> str:

@@ -162,3 +162,19 @@ def test_a_known_failure_that_names_no_case_is_reported(
     assert incspec([*args, "--expectations", str(path)]) == 1
     assert "reduce.sum-worked-example.00000000 is no case" in capsys.readouterr().err
     assert incspec(args) == 0
+
+
+@pytest.mark.parametrize("text, why", [("", "not JSON"), ('{"known_failures": [{"id": "x"}]}', "KeyError: 'reason'"),
+                                       ("[1]", "not an expectations file")])
+@pytest.mark.parametrize("explore", [False, True])
+def test_a_bad_expectations_file_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                        text: str, why: str, explore: bool) -> None:
+    """An expectations file that is not JSON or not of the format stops ``incspec conform`` with exit
+    2 and one line naming the file and what is wrong, not a traceback; a missing one likewise."""
+    path = tmp_path / "mine.json"
+    path.write_text(text, encoding="utf-8")
+    extra = ["--explore", str(tmp_path / "found"), "--examples", "1"] if explore else []
+    for given, reason in ((path, why), (tmp_path / "absent.json", "cannot be read")):
+        assert conform.main(["--area", "reduce", "--no-progress", "--expectations", str(given), *extra]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(f"incspec conform: {given}: ") and reason in err[0], err
