@@ -1,4 +1,4 @@
-"""The cluster tier's fixture: one standalone master and worker for the test session.
+"""The cluster tier's fixture: one standalone master and two workers for the test session.
 
 The tier runs alone (``./scripts/test --cluster``, one pytest process, no xdist: one
 cluster). Each scenario is a Spark application of its own, run in a process of its own
@@ -66,7 +66,7 @@ class Cluster:
 
     def executor_logs(self) -> str:
         """The executors' stderr (the newest application's), for a failure's message."""
-        logs = sorted(self.standalone.worker_dir.glob("app-*/*/stderr"), key=lambda p: p.stat().st_mtime)
+        logs = sorted(self.standalone.worker_dir.glob("*/app-*/*/stderr"), key=lambda p: p.stat().st_mtime)
         return "\n".join(logs[-1].read_text(errors="replace").splitlines()[-40:]) if logs else "(none)"
 
     def explain(self, scenario: Scenario) -> str:
@@ -85,7 +85,7 @@ def app_defaults(standalone: Standalone) -> str:
         "spark.driver.memory": "1g",
         "spark.executor.memory": standalone.memory,
         "spark.executor.cores": str(standalone.cores),
-        "spark.cores.max": str(standalone.cores),
+        "spark.cores.max": str(standalone.cores * standalone.workers),  # an executor on each worker
         "spark.sql.shuffle.partitions": "2",
         "spark.default.parallelism": "2",
         "spark.sql.session.timeZone": "UTC",
@@ -97,7 +97,7 @@ def app_defaults(standalone: Standalone) -> str:
 
 @pytest.fixture(scope="session")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    """A standalone master and one worker (2 cores, 1 GB), stopped at the end of the session
+    """A standalone master and two workers (1 core, 1 GB each), stopped at the end of the session
     whatever the tests did. A cluster that does not start fails the tests that use it."""
     pytest.importorskip("pyspark", reason="the Spark extra is not installed")
     root = tmp_path_factory.mktemp("standalone")

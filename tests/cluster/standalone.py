@@ -1,12 +1,14 @@
-"""A Spark standalone cluster (one master, one worker, which a test may kill and replace) started
-from the pyspark wheel alone.
+"""A Spark standalone cluster (one master, two workers, which a test may kill and replace)
+started from the pyspark wheel alone.
 
-``$SPARK_HOME/bin/spark-class`` runs the master and the worker, ``SPARK_HOME`` being the
-pyspark package's folder (its ``jars/`` hold everything: nothing is downloaded). Both bind
-127.0.0.1 on free ports, each in a process group of its own (:meth:`Standalone.stop` kills
+``$SPARK_HOME/bin/spark-class`` runs the master and the workers, ``SPARK_HOME`` being the
+pyspark package's folder (its ``jars/`` hold everything: nothing is downloaded). Each binds
+127.0.0.1 on free ports, in a process group of its own (:meth:`Standalone.stop` kills
 the groups, whatever happened), with an environment without ``PYTHONPATH``: an executor's
 Python worker inherits the worker's environment, and the project's packages must reach it
-by shipping (spark_impl/shipping.py), not by a path of the machine that started it.
+by shipping (spark_impl/shipping.py), not by a path of the machine that started it. Each
+worker has working and local folders of its own (``worker/<name>``, ``worker-local/<name>``),
+as a worker on a machine of its own would.
 """
 
 from __future__ import annotations
@@ -46,8 +48,9 @@ def free_port() -> int:
 
 
 def daemon_env(home: Path, root: Path) -> dict[str, str]:
-    """The master's and the worker's environment: this one's, without Python paths or Spark
-    settings of its own, with the cluster's folders under ``root``."""
+    """The master's and a worker's environment: this one's, without Python paths or Spark
+    settings of its own, with the cluster's folders under ``root`` (a worker's own folders
+    are set by :meth:`Standalone.start_worker`)."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "SPARK_CONF_DIR")}
     env.update({"SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1",
@@ -59,14 +62,18 @@ def daemon_env(home: Path, root: Path) -> dict[str, str]:
 
 @dataclass
 class Standalone:
-    """One master and one worker (``cores`` cores, ``memory`` of executor memory) under ``root``."""
+    """One master and ``workers`` workers (each ``cores`` cores and ``memory`` of executor
+    memory) under ``root``."""
 
     root: Path
-    cores: int = 2
+    workers: int = 2
+    cores: int = 1
     memory: str = "1g"
     master_port: int = field(default_factory=free_port)
     master_ui_port: int = field(default_factory=free_port)
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    #: workers started so far (the next one's name: ``worker-<started>``)
+    started: int = 0
 
     @property
     def url(self) -> str:
@@ -74,19 +81,24 @@ class Standalone:
 
     @property
     def worker_dir(self) -> Path:
-        """Where the worker runs its executors (``work/<app>/<executor>``: their working folders)."""
+        """Where the workers run their executors (``<worker>/<app>/<executor>``: their working folders)."""
         return self.root / "worker"
 
     @property
     def worker_local_dir(self) -> Path:
-        """The executors' local folders (block manager, shuffle files, state store working copies)."""
+        """The executors' local folders, per worker (block manager, shuffle files, state store
+        working copies)."""
         return self.root / "worker-local"
+
+    def worker_names(self) -> list[str]:
+        """The running workers, oldest first."""
+        return sorted((n for n in self.processes if n.startswith("worker-")), key=lambda n: int(n.split("-")[1]))
 
     def log(self, name: str) -> Path:
         return self.root / "logs" / f"{name}.out"
 
     def start(self) -> None:
-        """Start the master, then the worker; return once the master lists the worker alive."""
+        """Start the master, then the workers; return once the master lists them alive."""
         for folder in ("logs", "pids", "daemon-conf", "worker", "worker-local"):
             (self.root / folder).mkdir(parents=True, exist_ok=True)
         home = spark_home()
@@ -95,35 +107,45 @@ class Standalone:
                                "--host", "127.0.0.1", "--port", str(self.master_port),
                                "--webui-port", str(self.master_ui_port)], daemon_env(home, self.root))
         self._wait(deadline, lambda state: state is not None, "the master's web UI to answer", "master")
-        self.start_worker()
+        for _ in range(self.workers):
+            self.start_worker()
 
-    def start_worker(self) -> None:
-        """Start a worker (on a port of its own); return once the master lists it alive."""
+    def start_worker(self) -> str:
+        """Start a worker (on a port and in folders of its own); return its name once the
+        master lists it alive."""
         home, port = spark_home(), free_port()
-        for folder in ("worker", "worker-local"):
-            (self.root / folder).mkdir(parents=True, exist_ok=True)
-        self._spawn("worker", [str(home / "bin" / "spark-class"), "org.apache.spark.deploy.worker.Worker",
-                               "--host", "127.0.0.1", "--port", str(port), "--cores", str(self.cores),
-                               "--memory", self.memory, "--webui-port", str(free_port()),
-                               "--work-dir", str(self.worker_dir), self.url], daemon_env(home, self.root))
+        name = f"worker-{self.started}"
+        self.started += 1
+        work, local = self.worker_dir / name, self.worker_local_dir / name
+        for folder in (work, local):
+            folder.mkdir(parents=True, exist_ok=True)
+        env = {**daemon_env(home, self.root), "SPARK_WORKER_DIR": str(work), "SPARK_LOCAL_DIRS": str(local)}
+        self._spawn(name, [str(home / "bin" / "spark-class"), "org.apache.spark.deploy.worker.Worker",
+                           "--host", "127.0.0.1", "--port", str(port), "--cores", str(self.cores),
+                           "--memory", self.memory, "--webui-port", str(free_port()),
+                           "--work-dir", str(work), self.url], env)
 
         def alive(state: dict[str, Any] | None) -> bool:
             return state is not None and any(w.get("port") == port and w.get("state") == "ALIVE"
                                              for w in state.get("workers", []))
-        self._wait(time.monotonic() + START_TIMEOUT, alive, "the worker to register with the master", "worker")
+        self._wait(time.monotonic() + START_TIMEOUT, alive, f"{name} to register with the master", name)
+        return name
 
-    def kill_worker(self) -> None:
-        """``kill -9`` the worker and its executors (its process group), then delete its
-        folders: the executors' working and local folders (blocks, shuffle files, state
-        store working copies) are lost, as with a machine lost."""
-        process = self.processes.pop("worker")
+    def kill_worker(self, name: str | None = None) -> str:
+        """``kill -9`` a worker (by default the oldest running) and its executors (its process
+        group), then delete its folders: the executors' working and local folders (blocks,
+        shuffle files, state store working copies) are lost, as with a machine lost. Returns
+        the worker's name."""
+        name = name or self.worker_names()[0]
+        process = self.processes.pop(name)
         try:
             os.killpg(process.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
         process.wait()
-        for folder in (self.worker_dir, self.worker_local_dir):
+        for folder in (self.worker_dir / name, self.worker_local_dir / name):
             shutil.rmtree(folder, ignore_errors=True)
+        return name
 
     def _spawn(self, name: str, command: list[str], env: dict[str, str]) -> None:
         with open(self.log(name), "wb") as out:
@@ -159,9 +181,9 @@ class Standalone:
             return "(no log)"
 
     def stop(self) -> None:
-        """Kill the worker's and the master's process groups (the executors are the worker's
-        children, in its group), then reap them."""
-        for name in ("worker", "master"):
+        """Kill the workers' and then the master's process groups (the executors are their
+        worker's children, in its group), then reap them."""
+        for name in [*(n for n in self.processes if n != "master"), "master"]:
             process = self.processes.pop(name, None)
             if process is None:
                 continue

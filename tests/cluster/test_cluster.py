@@ -184,8 +184,9 @@ def test_d_the_views_state_lives_in_the_checkpoint_location(cluster: Cluster, pi
         assert any(f.startswith(f"reach-state/v=1/{table}/") and f.endswith(".parquet") for f in reach), reach
     engine_tables = [f for f in state_files(pipeline_runs.checkpoint / "rdd") if re.search(r"/rdd-\d+/part-\d+$", f)]
     assert engine_tables, "the reach view's engine wrote no reliable checkpoint under $INCSPEC_CHECKPOINT_DIR"
-    executors = sorted(p for p in cluster.standalone.worker_dir.glob("app-*/*") if p.is_dir())
-    assert executors, "no executor ran on the worker"
+    executors = sorted(p for p in cluster.standalone.worker_dir.glob("*/app-*/*") if p.is_dir())
+    assert {e.parent.parent.name for e in executors} == set(cluster.standalone.worker_names()), (
+        "an executor on each worker", executors)
     for executor in executors:
         names = {p.name for p in executor.iterdir()}
         assert names - {"stdout", "stderr"} and all(

@@ -1,9 +1,10 @@
-"""A worker lost mid-update: ``kill -9`` of the standalone worker and its executor, its
-folders deleted (blocks, shuffle files, the state stores' working copies), a new worker
-started; the application goes on (or restarts itself) and loses nothing.
+"""A worker lost mid-update: ``kill -9`` of one of the two standalone workers and its
+executor, its folders deleted (blocks, shuffle files, the state stores' working copies); the
+application goes on on the other worker (or restarts itself) and loses nothing, and a new
+worker is started in the lost one's place.
 
 Runs after the other cluster tests (this module's name sorts last): it replaces the
-session's worker.
+session's workers.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ FILES = 6
 #: which the worker is lost: in the sum view's micro-batches, then in the reach view's (its
 #: fixpoint updates, whose scratch frames live in the executor's blocks)
 LOSSES = (2, 2 * FILES + 2)
-#: seconds the application runs without any worker before the new one starts
-WITHOUT_WORKER = 5.0
+#: seconds the application runs on one worker before the new one starts
+ON_ONE_WORKER = 5.0
 
 
 def wait_for_progress(process: subprocess.Popen[str], out: Path, point: int, log: Path) -> None:
@@ -49,8 +50,9 @@ def wait_for_progress(process: subprocess.Popen[str], out: Path, point: int, log
 def test_a_worker_lost_mid_update_with_its_folders_loses_nothing(
         cluster: Cluster, spark: Any, tmp_path: Path) -> None:
     """``incspec pipeline`` with a sum, a min and a reach view over six files on the
-    cluster; the worker is killed with its executor and its folders deleted twice (in the
-    sum view's micro-batches, then in the reach view's), a new worker started each time.
+    cluster of two workers, an executor on each; a worker is killed with its executor and
+    its folders deleted twice (in the sum view's micro-batches, then in the reach view's:
+    first the oldest worker, then the other original one), a new worker started each time.
     The application ends by itself with status 0, each view equals its recomputation, and
     every micro-batch's changes were published exactly once, leading through the views of
     the files in order."""
@@ -69,7 +71,7 @@ def test_a_worker_lost_mid_update_with_its_folders_loses_nothing(
         for point in LOSSES:
             wait_for_progress(process, out, point, log)
             cluster.standalone.kill_worker()
-            time.sleep(WITHOUT_WORKER)
+            time.sleep(ON_ONE_WORKER)
             cluster.standalone.start_worker()
         status = process.wait(timeout=SCENARIO_TIMEOUT)
     finally:
