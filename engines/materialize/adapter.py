@@ -85,7 +85,8 @@ def main() -> int:
         return refuse("psycopg is not installed: run `incspec engines install materialize`")
     try:
         with psycopg.connect(url) as connection:
-            version = str(connection.execute("SELECT mz_version()").fetchone()[0])  # type: ignore[index]
+            row = connection.execute("SELECT mz_version()").fetchone()
+            version = str(row[0]) if row else "unknown"
     except psycopg.Error as exc:
         return refuse(f"the server at {ENV}={url} is not Materialize: {str(exc).splitlines()[0]}")
     for line in sys.stdin:

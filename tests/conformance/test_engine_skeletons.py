@@ -122,30 +122,65 @@ def listening() -> Iterator[int]:
         yield s.getsockname()[1]
 
 
-def test_the_feldera_skeleton_answers_the_handshake_and_skips_every_case(
-        listening: int, nothing_there: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+#: stand-ins for the clients (the adapters import them only once a server answers), each with its version
+CLIENTS = {
+    "feldera": ("", "0.0.0"),
+    "materialize": ("""
+class Error(Exception):
+    pass
+
+
+class Connection:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def execute(self, sql):
+        assert sql == "SELECT mz_version()"
+        return self
+
+    def fetchone(self):
+        return ("v0.0.0 (stand-in)",)
+
+
+def connect(url):
+    return Connection()
+""", "v0.0.0 (stand-in)"),
+}
+AREAS = {"feldera": ["zset", "fixpoint"], "materialize": ["reduce", "fixpoint"]}
+
+
+@pytest.mark.parametrize("name", sorted(CLIENTS))
+def test_a_sql_skeleton_answers_the_handshake_and_skips_every_case(
+        name: str, listening: int, nothing_there: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With a server answering and its client importable (a stand-in package here), the skeleton
     speaks the protocol: its handshake validates, and every case of its areas is skipped, never
     answered with a result."""
+    module = {"feldera": "feldera", "materialize": "psycopg"}[name]
+    source, version = CLIENTS[name]
     client = nothing_there / "client"
-    (client / "feldera").mkdir(parents=True)
-    (client / "feldera" / "__init__.py").write_text("")
-    (client / "feldera-0.0.0.dist-info").mkdir()
-    (client / "feldera-0.0.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: feldera\nVersion: 0.0.0\n")
+    (client / module).mkdir(parents=True)
+    (client / module / "__init__.py").write_text(source)
+    (client / f"{module}-0.0.0.dist-info").mkdir()
+    (client / f"{module}-0.0.0.dist-info" / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {module}\nVersion: 0.0.0\n")
     monkeypatch.setenv("PYTHONPATH", str(client))
-    monkeypatch.setenv("FELDERA_URL", f"http://127.0.0.1:{listening}")
-    backend = SubprocessImplementation([sys.executable, str(released_engines.ENGINES / "feldera" / "adapter.py")],
+    url = {"feldera": "http://127.0.0.1:{port}", "materialize": "postgresql://materialize@127.0.0.1:{port}/db"}[name]
+    monkeypatch.setenv(SKELETONS[name], url.format(port=listening))
+    backend = SubprocessImplementation([sys.executable, str(released_engines.ENGINES / name / "adapter.py")],
                                        timeout=30)
-    cases = [c for c in load_cases() if c.area == "fixpoint"][:5]
+    cases = [c for c in load_cases() if c.area == "fixpoint"][:3] + [c for c in load_cases() if c.area == "reduce"][:3]
     try:
         handshake, outcomes = execute(backend, cases)
     finally:
         backend.close()
-    assert handshake.name == "feldera" and handshake.version == "0.0.0"
-    assert list(handshake.areas) == ["zset", "fixpoint"]
+    assert handshake.name == name and handshake.version == version and list(handshake.areas) == AREAS[name]
     assert handshake.configuration is not None and "skeleton" in handshake.configuration["status"]
-    assert [o.status for o in outcomes] == ["skipped"] * 5
-    assert all("feldera skeleton: the fixpoint mapping" in o.message for o in outcomes)
+    expected = ["skipped" if c.area in AREAS[name] else "unsupported" for c in cases]
+    assert [o.status for o in outcomes] == expected
+    assert all(f"{name} skeleton: the {o.case.area} mapping" in o.message for o in outcomes if o.status == "skipped")
 
 
 def test_the_engines_command_lists_skeletons_with_what_they_miss_and_install_all_leaves_them_out(
