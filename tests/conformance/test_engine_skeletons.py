@@ -209,3 +209,11 @@ def test_a_skeleton_that_cannot_be_installed_says_why_in_one_line(
     line = one_line(capsys.readouterr().err)
     assert line.startswith("incspec engines: differential-dataflow could not be installed (")
     assert "crates.io" in line
+
+
+def test_the_page_is_written_again_without_running_an_engine(tmp_path: Path) -> None:
+    """``incspec engines results --page-only``: the page of the recorded data and the skeletons."""
+    out = tmp_path / "ENGINES.md"
+    assert results_page.main(["--page-only", "--out", str(out), "--data", str(results_data.RESULTS)]) == 0
+    assert out.read_text(encoding="utf-8") == (released_engines.ROOT / "docs" / "ENGINES.md").read_text(encoding="utf-8")
+    assert "## Engines not run here" in out.read_text(encoding="utf-8")
