@@ -4,9 +4,15 @@ Each folder of ``engines/`` holds an adapter (a program speaking the JSON-lines
 protocol), its dependency list (``package.json`` for npm, ``requirements.txt``
 for pip) and an ``engine.json`` naming how to run it::
 
-    {"install": "npm" | "pip", "python": "3.12" (pip only, optional: the least Python version),
+    {"install": "npm" | "pip" | "cargo", "python": "3.12" (pip only, optional: the least Python version),
      "runs": {"NAME": {"command": ["node", "{folder}/adapter.mjs", "--modules", "{cache}"],
                        "expectations": "expectations.json"}}}
+
+A *skeleton* (an engine whose server or crates the project's machines cannot install, so it has
+no results) also has ``"status": "skeleton"``, ``"reason"`` (why it is not run here),
+``"requires"`` (what running it needs), ``"requires_env"`` (optional: the variable naming its
+server) and ``"how"`` (the commands running it where it can be installed); :meth:`Engine.missing`
+is the one line refusing to run it without its requirement.
 
 ``{folder}`` is the adapter's folder, ``{cache}`` the folder the engine is
 installed into (``.engines/<folder name>/`` at the repository root, git-ignored, or
@@ -36,6 +42,16 @@ class EngineNotInstalled(RuntimeError):
 
 
 @dataclass(frozen=True)
+class Skeleton:
+    """Why a skeleton engine is not run here, what running it needs, and how to run it there."""
+
+    reason: str
+    requires: str
+    how: str
+    requires_env: str = ""  # the variable naming the engine's server, when it has one
+
+
+@dataclass(frozen=True)
 class Engine:
     """One way of running a shipped adapter (an engine may offer several configurations)."""
 
@@ -45,6 +61,7 @@ class Engine:
     command_template: tuple[str, ...]
     expectations: Path | None
     python: tuple[int, int] | None = None  # the least Python version a pip engine's venv needs
+    skeleton: Skeleton | None = None  # set when the engine is a skeleton, never run here
 
     @property
     def cache(self) -> Path:
@@ -56,14 +73,34 @@ class Engine:
         return [part.format(**fill) for part in self.command_template]
 
     def installed(self) -> bool:
+        if self.installer == "cargo":  # the adapter is the binary cargo builds into the cache folder
+            return Path(self.command()[0]).is_file()
         marker = "node_modules" if self.installer == "npm" else "bin/python"
         return (self.cache / marker).exists()
+
+    def missing(self) -> str:
+        """For a skeleton, the one line naming what is missing to run it ("" when nothing is, or
+        when the engine is no skeleton)."""
+        if self.skeleton is None:
+            return ""
+        env = self.skeleton.requires_env
+        if env and not os.environ.get(env):
+            absent = f"{env} is not set"
+        elif not self.installed():
+            absent = f"not installed: run `incspec engines install {self.name}`"
+        else:
+            return ""
+        return (f"engine {self.name!r} is a skeleton, not run here: it needs {self.skeleton.requires} "
+                f"({absent}); see engines/{self.folder.name}/README.md")
 
     def install_commands(self) -> list[list[str]]:
         """The commands installing the engine's dependencies into its cache folder."""
         if self.installer == "npm":
             return [["npm", "install", "--prefix", str(self.cache), "--no-audit", "--no-fund",
                      "--no-package-lock"]]
+        if self.installer == "cargo":
+            return [["cargo", "build", "--release", "--manifest-path", str(self.folder / "Cargo.toml"),
+                     "--target-dir", str(self.cache)]]
         python = str(self.cache / "bin" / "python")
         return [[interpreter(self.python), "-m", "venv", str(self.cache)],
                 [python, "-m", "pip", "install", "--quiet", "-r", str(self.folder / "requirements.txt")]]
@@ -102,9 +139,11 @@ def shipped() -> dict[str, Engine]:
         for name, run in raw["runs"].items():
             expectations = run.get("expectations")
             least = tuple(int(p) for p in raw["python"].split(".")) if "python" in raw else None
+            skeleton = (Skeleton(raw["reason"], raw["requires"], raw["how"], raw.get("requires_env", ""))
+                        if raw.get("status") == "skeleton" else None)
             found[name] = Engine(name, spec.parent, raw["install"], tuple(run["command"]),
                                  spec.parent / expectations if expectations else None,
-                                 (least[0], least[1]) if least else None)
+                                 (least[0], least[1]) if least else None, skeleton)
     return found
 
 
@@ -125,6 +164,8 @@ def command(name: str) -> tuple[list[str], Path | None]:
     if name not in engines:
         raise KeyError(f"no shipped engine {name!r} (choose from {', '.join(engines)})")
     engine = engines[name]
+    if engine.missing():
+        raise EngineNotInstalled(engine.missing())
     if not engine.installed():
         raise EngineNotInstalled(f"engine {name!r} is not installed: run `incspec engines install {name}`")
     return engine.command(), engine.expectations

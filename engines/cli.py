@@ -1,8 +1,11 @@
 """``incspec engines list | install NAME... | install --all | results | explore``: the shipped adapters
-of released engines (:mod:`conformance.released_engines`), installed and run."""
+of released engines (:mod:`conformance.released_engines`), installed and run. A skeleton (an engine
+whose server or crates cannot be installed here) is listed with what it misses, and ``install --all``
+leaves it out."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 
 from conformance.released_engines import install, shipped
@@ -15,17 +18,27 @@ def main(argv: list[str] | None = None) -> int:
     if args[:1] == ["list"]:
         for name, engine in engines.items():
             state = "installed" if engine.installed() else "not installed"
+            if engine.skeleton is not None:
+                state = f"skeleton: {engine.missing() or 'its requirement is present'}"
             print(f"{name:<16} {engine.installer}  {state}  ({engine.cache})")
         return 0
     if args[:1] == ["install"] and len(args) > 1:
-        names = list(engines) if args[1:] == ["--all"] else args[1:]
+        names = ([n for n, e in engines.items() if e.skeleton is None] if args[1:] == ["--all"]
+                 else args[1:])
         unknown = [n for n in names if n not in engines]
         if unknown:
             print(f"incspec engines: unknown engine {unknown[0]!r} (choose from {', '.join(engines)})",
                   file=sys.stderr)
             return 2
         for name in names:
-            install(engines[name])
+            skeleton = engines[name].skeleton
+            try:
+                install(engines[name])
+            except (subprocess.CalledProcessError, OSError) as exc:
+                if skeleton is None:
+                    raise
+                print(f"incspec engines: {name} could not be installed ({exc}): {skeleton.reason}", file=sys.stderr)
+                return 1
             print(f"{name}: installed in {engines[name].cache}")
         return 0
     if args[:1] == ["results"]:

@@ -31,6 +31,8 @@ def explore_engine(name: str, per_area: float, timeout: float, when: str,
                    root: Path = released_engines.ROOT) -> dict[str, Any]:
     """The ``exploration`` entry of the engine ``name``; its shrunk cases are written under its folder."""
     engine = released_engines.shipped()[name]
+    if engine.missing():  # a skeleton without its server or toolchain
+        return {"run": when, "problem": engine.missing()}
     if not engine.installed():
         return {"run": when, "problem": f"not installed (incspec engines install {name})"}
     backend = SubprocessImplementation(engine.command(), timeout=timeout, startup_timeout=max(120.0, timeout))
@@ -77,18 +79,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=released_engines.ROOT / "docs" / "ENGINES.md")
     p.add_argument("--data", type=Path, default=released_engines.ENGINES / "results.json")
     args = p.parse_args(argv)
-    names = args.engine or list(released_engines.shipped())
+    names = args.engine or [n for n, e in released_engines.shipped().items() if e.skeleton is None]
     unknown = [n for n in names if n not in released_engines.shipped()]
     if unknown:
         print(f"incspec engines explore: unknown engine {unknown[0]!r}", file=sys.stderr)
         return 2
+    if refused := results_page.refuse_skeletons("explore", names):
+        return refused
     for name in names:
         when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
         entry = explore_engine(name, args.budget, args.timeout, when)
         content = results_data.read(args.data)  # read again: another engine's exploration may have run meanwhile
         content = record(content, name, entry)
         results_data.write(args.data, content)
-        args.out.write_text(results_page.page(content), encoding="utf-8")
+        args.out.write_text(results_page.page(content, results_page.skeletons()), encoding="utf-8")
     print(f"incspec engines explore: wrote {args.out} and {args.data}", file=sys.stderr)
     return 0
 

@@ -5,9 +5,12 @@ failures grouped by cause (the reason its expectations file gives a known
 failure; a cost failure by the known causes whose factors explain its measured
 overrun, ``engines/cost_causes.py``, or as not explained), one example each. An
 engine that cannot be installed or started is listed with the reason. The page is
-written from the results data (``engines/results.json``) alone; ``--engine NAME``
-runs only the engines named and keeps the others' entries as they last ran. Not
-part of CI (the engines are downloaded from npm and PyPI).
+written from the results data (``engines/results.json``), and the skeletons (engines
+whose servers or crates cannot be installed here, ``"status": "skeleton"`` in their
+``engine.json``) from their ``engine.json``, one line each under "Engines not run
+here", never with results; ``--engine NAME`` runs only the engines named and keeps
+the others' entries as they last ran, ``--page-only`` runs none and writes the page
+again. Not part of CI (the engines are downloaded from npm and PyPI).
 """
 
 from __future__ import annotations
@@ -163,8 +166,31 @@ def exploration_section(entry: Mapping[str, Any]) -> list[str]:
     return [*lines, ""]
 
 
-def page(content: Mapping[str, Any]) -> str:
-    """The results page of the results data ``content`` (:mod:`engines.results_data`)."""
+def skeleton_line(engine: released_engines.Engine) -> str:
+    """A skeleton's line on the page: why it is not run here, and how to run it where it can be."""
+    assert engine.skeleton is not None
+    skeleton = engine.skeleton
+    return (f"- **{engine.name}** (`engines/{engine.folder.name}/`): not run here: {skeleton.reason}. "
+            f"It needs {skeleton.requires}; there: `{skeleton.how}`.")
+
+
+def skeletons_section(skeletons: Sequence[released_engines.Engine]) -> list[str]:
+    if not skeletons:
+        return []
+    return ["## Engines not run here", "",
+            "Each has an adapter skeleton in its folder that answers the handshake and skips every case "
+            "(its mapping not written yet), and refuses at once, in one line, without its requirement; "
+            "it has no results.", "", *(skeleton_line(e) for e in skeletons), ""]
+
+
+def skeletons() -> list[released_engines.Engine]:
+    """The shipped skeleton engines, in their order."""
+    return [e for e in released_engines.shipped().values() if e.skeleton is not None]
+
+
+def page(content: Mapping[str, Any], skeletons: Sequence[released_engines.Engine] = ()) -> str:
+    """The results page of the results data ``content`` (:mod:`engines.results_data`), with the
+    ``skeletons`` each on one line at its end."""
     lines = ["# The suite against released engines", "",
              f"Written by `incspec engines results` on {content['generated']} from `engines/results.json`; "
              "each engine's section says when it ran. Each engine runs through its adapter "
@@ -176,6 +202,7 @@ def page(content: Mapping[str, Any]) -> str:
              "lists every distinct divergence with its shrunk case, kept in the engine's folder.", ""]
     for entry in content["engines"]:
         lines += engine_section(entry)
+    lines += skeletons_section(skeletons)  # after the engines' sections, each ending in a blank line
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -192,12 +219,26 @@ def shipped_runs(names: Sequence[str], install: bool, timeout: float,
             except (subprocess.CalledProcessError, OSError) as exc:
                 runs.append(EngineRun(name, problem=f"could not be installed: {exc}"))
                 continue
+        if engine.missing():  # a skeleton without its server or toolchain: never a result
+            runs.append(EngineRun(name, problem=engine.missing()))
+            continue
         if not engine.installed():
             runs.append(EngineRun(name, problem=f"not installed (incspec engines install {name})"))
             continue
         print(f"incspec engines results: running {name}", file=sys.stderr)
         runs.append(run_engine(name, SubprocessImplementation(engine.command(), timeout), engine.expectations))
     return runs
+
+
+def refuse_skeletons(command: str, names: Sequence[str]) -> int:
+    """2, with the one line naming what is missing, when a skeleton in ``names`` misses its server or
+    toolchain (it would only be recorded as not run); else 0."""
+    engines = released_engines.shipped()
+    for name in names:
+        if name in engines and engines[name].missing():
+            print(f"incspec engines {command}: {engines[name].missing()}", file=sys.stderr)
+            return 2
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -210,8 +251,16 @@ def main(argv: list[str] | None = None) -> int:
                    help="run only this engine (repeatable); the others keep their entries in --data")
     p.add_argument("--install", action="store_true", help="install missing engines first (npm, pip)")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds per case")
+    p.add_argument("--page-only", action="store_true",
+                   help="run no engine: write the page again from --data and the skeletons' engine.json")
     args = p.parse_args(argv)
-    names = args.engine or list(released_engines.shipped())
+    if args.page_only:
+        args.out.write_text(page(results_data.read(args.data), skeletons()), encoding="utf-8")
+        print(f"incspec engines results: wrote {args.out}", file=sys.stderr)
+        return 0
+    names = args.engine or [n for n, e in released_engines.shipped().items() if e.skeleton is None]
+    if refused := refuse_skeletons("results", names):
+        return refused
     runs = shipped_runs(names, args.install, args.timeout)
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     commands = {n: f"incspec conform --engine {n}" for n in names}
@@ -220,6 +269,6 @@ def main(argv: list[str] | None = None) -> int:
                                 order=list(released_engines.shipped()))
     content = results_data.with_explorations(content, earlier)
     results_data.write(args.data, content)
-    args.out.write_text(page(content), encoding="utf-8")
+    args.out.write_text(page(content, skeletons()), encoding="utf-8")
     print(f"incspec engines results: wrote {args.out} and {args.data}", file=sys.stderr)
     return 0

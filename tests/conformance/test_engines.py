@@ -31,9 +31,9 @@ def test_every_shipped_engine_has_an_adapter_a_dependency_list_and_live_expectat
     assert {"skip", "skip-per-key", "d2ts", "pathway", "pathway-custom", "pydbsp", "flink",
             "flink-custom"} <= set(shipped)
     for name, engine in shipped.items():
-        deps = "package.json" if engine.installer == "npm" else "requirements.txt"
+        deps = {"npm": "package.json", "pip": "requirements.txt", "cargo": "Cargo.toml"}[engine.installer]
         assert (engine.folder / deps).is_file(), name
-        assert any((engine.folder / f).is_file() for f in ("adapter.mjs", "adapter.py")), name
+        assert any((engine.folder / f).is_file() for f in ("adapter.mjs", "adapter.py", "src/main.rs")), name
         assert engine.expectations is not None and engine.expectations.is_file(), name
         raw = json.loads(engine.expectations.read_text(encoding="utf-8"))
         stale = [e["id"] for e in raw["known_failures"] if e["id"] not in IDS]
