@@ -35,9 +35,9 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 install(engines[name])
             except (subprocess.CalledProcessError, OSError) as exc:
-                if skeleton is None:
-                    raise
-                print(f"incspec engines: {name} could not be installed ({exc}): {skeleton.reason}", file=sys.stderr)
+                # the installer's own output (pip's, npm's) is above; one line says what failed
+                why = f": {skeleton.reason}" if skeleton is not None else ""
+                print(f"incspec engines: {name} could not be installed ({exc}){why}", file=sys.stderr)
                 return 1
             print(f"{name}: installed in {engines[name].cache}")
         return 0

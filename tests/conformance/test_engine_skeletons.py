@@ -217,3 +217,16 @@ def test_the_page_is_written_again_without_running_an_engine(tmp_path: Path) -> 
     assert results_page.main(["--page-only", "--out", str(out), "--data", str(results_data.RESULTS)]) == 0
     assert out.read_text(encoding="utf-8") == (released_engines.ROOT / "docs" / "ENGINES.md").read_text(encoding="utf-8")
     assert "## Engines not run here" in out.read_text(encoding="utf-8")
+
+
+def test_an_engine_that_cannot_be_installed_says_so_in_one_line(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Not a skeleton alone: an ordinary engine whose installer fails (npm offline, say) ends
+    ``incspec engines install`` with exit 1 and one line, not a traceback."""
+    def offline(engine: released_engines.Engine) -> None:
+        raise subprocess.CalledProcessError(1, ["npm", "install"])
+
+    monkeypatch.setattr(cli, "install", offline)
+    assert cli.main(["install", "d2ts"]) == 1
+    line = one_line(capsys.readouterr().err)
+    assert line.startswith("incspec engines: d2ts could not be installed (") and "npm" in line, line
