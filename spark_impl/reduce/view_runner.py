@@ -32,7 +32,7 @@ from spark_impl.reduce.maintained_view import (
     refusal_in,
 )
 from spark_impl.reduce.reducer_kinds import SparkReducer
-from spark_impl.storage.hadoop_fs import HadoopFS
+from spark_impl.storage.files import file_system
 
 Sink = Callable[[DataFrame, int], None]
 
@@ -52,7 +52,7 @@ class ViewRunner:
                  with_work: bool = False, work_by: Column | None = None,
                  buckets: int | None = None) -> None:
         self.spark, self.root, self.sink = spark, root.rstrip("/"), sink
-        self.fs = HadoopFS(spark, self.root)
+        self.fs = file_system(spark, self.root)
         self.schema = f"k {key_type}, v {value_column_type or value_type}, w bigint"
         self.reducer, self.value_type, self.with_work = reducer, value_type, with_work
         self.batches = self.fs.count_dirs(f"{self.root}/input", "batch-")
