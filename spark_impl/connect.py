@@ -33,8 +33,14 @@ class NeedsJvm(SparkEngineError):
     """A path that drives the JVM through py4j, asked for over Spark Connect."""
 
     def __init__(self, what: str, remote: str = "sc://...") -> None:
-        super().__init__("unsupported", f"incspec: {what} needs the JVM (py4j); it does not run over "
-                                        f"Spark Connect ({remote}): run it with a local or cluster master")
+        super().__init__("unsupported", self.line(what, remote))
+        self.what = what
+
+    @staticmethod
+    def line(what: str, remote: str = "sc://...") -> str:
+        """The refusal's one line, naming the server ``remote``."""
+        return (f"incspec: {what} needs the JVM (py4j); it does not run over Spark Connect "
+                f"({remote}): run it with a local or cluster master")
 
 
 def require_jvm(spark: Any, what: str) -> None:

@@ -678,7 +678,7 @@ def run(spark: SparkSession, input_dir: str, output: str, checkpoint: str | None
     checkpoint_url = as_url(checkpoint) if checkpoint else f"{output_url}/_checkpoint"
     if is_connect(spark):  # refused before anything is read, written or started
         connect_refusal(specs)
-        for url in (input_url, checkpoint_url):
+        for url in (input_url, output_url, checkpoint_url):
             file_system(spark, url)
     fs = file_system(spark, output_url)
     fs.mkdirs(checkpoint_url)
@@ -876,7 +876,7 @@ def main(argv: list[str] | None = None) -> int:
                    snapshot_every=max(1, args.snapshot_every),
                    files_per_batch=max(1, args.files_per_batch))
     except NeedsJvm as refusal:
-        print(refusal.message, file=sys.stderr)
+        print(NeedsJvm.line(refusal.what, args.remote or "sc://..."), file=sys.stderr)
         return 2
 
 
