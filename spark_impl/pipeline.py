@@ -97,6 +97,7 @@ from spark_impl.reduce.maintained_view import (
     Refused,
     maintained_view,
     refusal_in,
+    refusals_carried,
     refuse_invalid_row,
 )
 from spark_impl.storage.files import FileSystem, file_system
@@ -601,7 +602,8 @@ def _handled(view: View, batch: DataFrame, batch_id: int,
     """``step`` on the micro-batch ``batch`` (persisted meanwhile), a refusal noted on ``view``."""
     batch.persist()
     try:
-        step(batch, batch_id)
+        with refusals_carried(batch):  # over Spark Connect, as the query's error's text
+            step(batch, batch_id)
     except Refused as refusal:
         view.refusal = refusal
         raise

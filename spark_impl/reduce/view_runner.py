@@ -30,6 +30,7 @@ from spark_impl.reduce.maintained_view import (
     Refused,
     maintained_view,
     refusal_in,
+    refusals_carried,
 )
 from spark_impl.reduce.reducer_kinds import SparkReducer
 from spark_impl.storage.files import file_system
@@ -84,7 +85,7 @@ class ViewRunner:
 
     def _handle(self, batch: DataFrame, batch_id: int) -> None:
         try:
-            with self.view.batch_changes(batch) as changes:
+            with refusals_carried(batch), self.view.batch_changes(batch) as changes:
                 self.sink(changes, batch_id)
                 if self.with_work:
                     self.work = self.view.work(batch, self.work_by)

@@ -126,3 +126,29 @@ def test_what_needs_the_jvm_says_so_in_one_line(connect_server: str, tmp_path: P
     assert done.stderr.strip() == (f"incspec: {what} needs the JVM (py4j); it does not run over "
                                    f"Spark Connect ({connect_server}): run it with a local or cluster master")
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.spec("SKIP-DEF-8", "SKIP-DEC-SPARK-STATE", evidence="example")
+def test_a_refused_file_over_connect_is_reported_then_quarantined(connect_server: str, tmp_path: Path) -> None:
+    """Over Spark Connect the ``foreachBatch`` function runs in the server's Python worker: a
+    file removing a value not present is still refused in one line naming the file and the
+    counts (exit status 3, no traceback, the view as before it), and quarantined at the next
+    run with ``--on-invalid quarantine``."""
+    folder, out = input_folder(tmp_path), tmp_path / "out"
+    bad = write_batch(folder, "c2.jsonl", [{"key": "c", "value": 9, "weight": -1}], 2)  # c holds no 9
+    after: Rows = [{"key": "a", "value": 1}]
+    write_batch(folder, "c3.jsonl", after, 3)
+    pipeline = ["-m", "incspec.cli", "pipeline", "--input", str(folder), "--output", str(out),
+                "--view", "reduce:sum", "--remote", connect_server]
+    done = client(pipeline, tmp_path)
+    assert done.returncode == 3, explain(done)
+    refusal = [line for line in done.stdout.splitlines() if "micro-batch refused" in line]
+    assert len(refusal) == 1 and "c2.jsonl" in refusal[0], explain(done)
+    assert "key 'c' holds value 9 0 time(s) but the batch removes it 1 time(s)" in refusal[0]
+    assert "Traceback" not in done.stderr, explain(done)
+    view = out / "reduce-sum" / "view"
+    assert dict(published(view / (view / "_LATEST").read_text().strip())) == fold_inputs(FILES)
+    done = client([*pipeline, "--on-invalid", "quarantine"], tmp_path)
+    assert done.returncode == 0, explain(done)
+    assert not bad.exists() and (out / "_quarantine" / "c2.jsonl").exists()
+    assert dict(published(view / (view / "_LATEST").read_text().strip())) == fold_inputs([*FILES, after])
