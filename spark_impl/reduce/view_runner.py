@@ -24,7 +24,8 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql.streaming.query import StreamingQuery
 from pyspark.sql.streaming.readwriter import DataStreamWriter
 
-from spark_impl.errors import cause, restart_after
+from spark_impl.connect import is_connect
+from spark_impl.errors import SparkEngineError, cause, restart_after
 from spark_impl.reduce.maintained_view import (
     MaintainedView,
     Refused,
@@ -52,6 +53,11 @@ class ViewRunner:
                  value_type: str, root: str, sink: Sink, *, value_column_type: str | None = None,
                  with_work: bool = False, work_by: Column | None = None,
                  buckets: int | None = None) -> None:
+        if with_work and is_connect(spark):
+            raise SparkEngineError("unsupported", (
+                "incspec: the view runner's work counters are counted inside foreachBatch, which "
+                "over Spark Connect runs on the server: they do not come back; run it with a local "
+                "or cluster master"))
         self.spark, self.root, self.sink = spark, root.rstrip("/"), sink
         self.fs = file_system(spark, self.root)
         self.schema = f"k {key_type}, v {value_column_type or value_type}, w bigint"

@@ -14,12 +14,13 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.spark.test_pipeline import Rows, fold_inputs, write_batch
+from tests.spark.test_pipeline import Rows, fold_inputs, min_inputs, write_batch
 
 pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 
@@ -47,12 +48,15 @@ def explain(done: subprocess.CompletedProcess[str]) -> str:
     return f"exit {done.returncode}\n--- stdout\n{done.stdout[-3000:]}\n--- stderr\n{done.stderr[-6000:]}"
 
 
-def expected_changes(files: list[Rows]) -> list[list[list[Any]]]:
-    """Each file's changes to the sum view, from scratch: ``[key, present, accumulator]`` for
-    every key whose entry differs from the view before it, sorted."""
+Fold = Callable[[list[Rows]], dict[str, int]]
+
+
+def expected_changes(files: list[Rows], fold: Fold = fold_inputs) -> list[list[list[Any]]]:
+    """Each file's changes to the view ``fold`` computes from scratch: ``[key, present,
+    accumulator]`` for every key whose entry differs from the view before it, sorted."""
     out = []
     for i in range(len(files)):
-        before, after = fold_inputs(files[:i]), fold_inputs(files[:i + 1])
+        before, after = fold(files[:i]), fold(files[:i + 1])
         out.append(sorted([k, k in after, after.get(k)] for k in before.keys() | after.keys()
                           if before.get(k) != after.get(k)))
     return out
@@ -91,21 +95,25 @@ def published(folder: Path) -> list[list[Any]]:
     return sorted([[r[c] if c != "accumulator" or r[c] is None else int(r[c]) for c in r] for r in table])
 
 
+@pytest.mark.parametrize("reducer,fold", [("sum", fold_inputs), ("min", min_inputs)])
 @pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")
-def test_the_pipeline_runs_a_sum_view_over_connect(connect_server: str, tmp_path: Path) -> None:
-    """``incspec pipeline --view reduce:sum --remote sc://...`` over two change files publishes
-    each micro-batch's exact changes and a view equal to a fold from scratch."""
+def test_the_pipeline_runs_a_reduce_view_over_connect(connect_server: str, tmp_path: Path,
+                                                      reducer: str, fold: Fold) -> None:
+    """``incspec pipeline --view reduce:sum --remote sc://...`` (a native aggregation) and
+    ``reduce:min`` (a ``transformWithStateInPandas`` operator: the second file removes minima)
+    over two change files publish each micro-batch's exact changes and a view equal to a
+    fold from scratch."""
     folder, out = input_folder(tmp_path), tmp_path / "out"
     done = client(["-m", "incspec.cli", "pipeline", "--input", str(folder), "--output", str(out),
-                   "--view", "reduce:sum", "--remote", connect_server], tmp_path)
+                   "--view", f"reduce:{reducer}", "--remote", connect_server], tmp_path)
     assert done.returncode == 0, explain(done)
-    root = out / "reduce-sum"
+    root = out / f"reduce-{reducer}"
     batches = sorted(p.name for p in (root / "changes").iterdir())
     assert batches == ["batch=0", "batch=1"]
-    assert [published(root / "changes" / b) for b in batches] == expected_changes(FILES)
+    assert [published(root / "changes" / b) for b in batches] == expected_changes(FILES, fold)
     latest = (root / "view" / "_LATEST").read_text().strip()
     assert latest == "v=1"
-    assert {k: a for k, a in published(root / "view" / latest)} == fold_inputs(FILES)
+    assert {k: a for k, a in published(root / "view" / latest)} == fold(FILES)
 
 
 @pytest.mark.parametrize("args,what", [
@@ -152,3 +160,29 @@ def test_a_refused_file_over_connect_is_reported_then_quarantined(connect_server
     assert done.returncode == 0, explain(done)
     assert not bad.exists() and (out / "_quarantine" / "c2.jsonl").exists()
     assert dict(published(view / (view / "_LATEST").read_text().strip())) == fold_inputs([*FILES, after])
+
+
+#: the engines that drive the JVM themselves, built on a Spark Connect session
+ENGINES = """
+import sys
+from spark_impl.connect import NeedsJvm
+from spark_impl.session import build_session
+spark = build_session(sys.argv[1])
+for build in (lambda: __import__("spark_impl.fixpoint.reachability", fromlist=["_"]).IncrementalReachability(spark),
+              lambda: __import__("spark_impl.zset.dataflow", fromlist=["_"]).ZSetDataflow(spark, None)):
+    try:
+        build()
+    except NeedsJvm as refusal:
+        print(refusal.message)
+"""
+
+
+def test_the_engines_that_drive_the_jvm_refuse_a_connect_session(connect_server: str, tmp_path: Path) -> None:
+    """The reachability and Z-set engines (local checkpoints, Spark's internal plan nodes
+    through py4j, reliable checkpoints) refuse a Spark Connect session in one line each."""
+    done = client(["-c", ENGINES, connect_server], tmp_path)
+    assert done.returncode == 0, explain(done)
+    assert done.stdout.splitlines() == [
+        f"incspec: the {engine} needs the JVM (py4j); it does not run over Spark Connect (sc://...): "
+        "run it with a local or cluster master"
+        for engine in ("reachability engine (spark_impl.fixpoint)", "Z-set engine (spark_impl.zset)")]
