@@ -8,6 +8,12 @@
 
 Paths are local folders or Hadoop URLs (``file://``, ``hdfs://``, ``s3a://``).
 
+Over Spark Connect (``--remote sc://HOST:PORT`` or ``$SPARK_REMOTE``) the reduce views run,
+on local paths that name the same folders for this process and the server (the folder
+operations are this process's, :mod:`spark_impl.storage.local_fs`; the data files the
+server's); the reach view and other paths are refused in one line (exit status 2),
+before anything is read or written (:mod:`spark_impl.connect`, docs/spark.md).
+
 Input: change files in ``--input``, read by Spark's streaming file source, in
 the order the source picks them up (modification time), ``--files-per-batch``
 files per micro-batch (default 1; after a crash Spark may add the file it had
