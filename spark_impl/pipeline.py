@@ -1,11 +1,18 @@
 """``incspec pipeline``: views maintained over a folder of change files, on Structured Streaming.
 
     incspec pipeline --input DIR --output DIR --view reduce:sum [--view reach]
-                     [--checkpoint DIR] [--master URL] [--format json|csv|parquet]
+                     [--checkpoint DIR] [--master URL | --remote sc://HOST:PORT]
+                     [--format json|csv|parquet]
                      [--follow] [--on-invalid stop|quarantine] [--snapshot-every N]
                      [--files-per-batch N]
 
 Paths are local folders or Hadoop URLs (``file://``, ``hdfs://``, ``s3a://``).
+
+Over Spark Connect (``--remote sc://HOST:PORT`` or ``$SPARK_REMOTE``) the reduce views run,
+on local paths that name the same folders for this process and the server (the folder
+operations are this process's, :mod:`spark_impl.storage.local_fs`; the data files the
+server's); the reach view and other paths are refused in one line (exit status 2),
+before anything is read or written (:mod:`spark_impl.connect`, docs/spark.md).
 
 Input: change files in ``--input``, read by Spark's streaming file source, in
 the order the source picks them up (modification time), ``--files-per-batch``
@@ -88,6 +95,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.streaming.query import StreamingQuery
 
+from spark_impl.connect import NeedsJvm, is_connect, is_connect_url
 from spark_impl.errors import restart_after, transient
 from spark_impl.reduce.maintained_view import (
     InvalidInput,
@@ -95,9 +103,10 @@ from spark_impl.reduce.maintained_view import (
     Refused,
     maintained_view,
     refusal_in,
+    refusals_carried,
     refuse_invalid_row,
 )
-from spark_impl.storage.hadoop_fs import HadoopFS
+from spark_impl.storage.files import FileSystem, file_system
 from spark_impl.storage.scratch import Scratch, once
 
 #: test hook: "BATCH:PHASE" makes the process die (os._exit) at that point of that micro-batch
@@ -164,7 +173,7 @@ class Outputs:
     marker is the commit point, not the rename that puts the folder in place (atomic on
     HDFS and on local file systems, but a copy file by file on an object store)."""
 
-    def __init__(self, fs: HadoopFS, root: str) -> None:
+    def __init__(self, fs: FileSystem, root: str) -> None:
         self.fs, self.root = fs, root
 
     def published(self, target: str) -> bool:
@@ -227,7 +236,7 @@ def read_view(spark: SparkSession, output: str, name: str) -> DataFrame:
     """The newest complete snapshot of view ``name`` under ``output`` (``_LATEST`` names it,
     written after its marker)."""
     root = f"{as_url(output)}/{name}/view"
-    fs = HadoopFS(spark, root)
+    fs = file_system(spark, root)
     latest = fs.read_text(f"{root}/_LATEST")
     if latest is None:
         raise FileNotFoundError(f"no snapshot of view {name!r} under {output}")
@@ -243,7 +252,7 @@ def published_batches(spark: SparkSession, output: str, name: str) -> list[int]:
     """The micro-batches whose changes view ``name`` under ``output`` published (their
     folders marked), in order; a folder without the marker is no publication."""
     root = f"{as_url(output)}/{name}"
-    outputs = Outputs(HadoopFS(spark, root), root)
+    outputs = Outputs(file_system(spark, root), root)
     ids = [int(n.removeprefix("batch=")) for n in outputs.fs.names(f"{root}/changes")
            if n.startswith("batch=")]
     return sorted(i for i in ids if outputs.has_changes(i))
@@ -252,7 +261,7 @@ def published_batches(spark: SparkSession, output: str, name: str) -> list[int]:
 def read_changes(spark: SparkSession, output: str, name: str, batch_id: int) -> DataFrame:
     """The changes of micro-batch ``batch_id`` that view ``name`` under ``output`` published."""
     root = f"{as_url(output)}/{name}"
-    outputs = Outputs(HadoopFS(spark, root), root)
+    outputs = Outputs(file_system(spark, root), root)
     if not outputs.has_changes(batch_id):
         raise FileNotFoundError(f"no published changes of micro-batch {batch_id} of view {name!r} "
                                 f"under {output}")
@@ -263,7 +272,7 @@ def read_changes(spark: SparkSession, output: str, name: str, batch_id: int) -> 
 class Source:
     """The input folder as a streaming file source, schema fixed at the first run."""
 
-    def __init__(self, spark: SparkSession, fs: HadoopFS, input_url: str, checkpoint: str,
+    def __init__(self, spark: SparkSession, fs: FileSystem, input_url: str, checkpoint: str,
                  fmt: str | None, files_per_batch: int = 1) -> None:
         self.spark, self.input_url, self.files_per_batch = spark, input_url, files_per_batch
         saved = fs.read_text(f"{checkpoint}/source.json")
@@ -492,7 +501,7 @@ class ReachView:
     micro-batch it is labelled with, never one half applied or the next one's."""
 
     def __init__(self, spark: SparkSession, spec: ViewSpec, rows: DataFrame,
-                 outputs: Outputs, fs: HadoopFS, checkpoint: str) -> None:
+                 outputs: Outputs, fs: FileSystem, checkpoint: str) -> None:
         self.spark, self.spec, self.outputs, self.fs = spark, spec, outputs, fs
         self.feed = self.checked(rows)
         self.state_root = f"{checkpoint}/reach-state"
@@ -599,7 +608,8 @@ def _handled(view: View, batch: DataFrame, batch_id: int,
     """``step`` on the micro-batch ``batch`` (persisted meanwhile), a refusal noted on ``view``."""
     batch.persist()
     try:
-        step(batch, batch_id)
+        with refusals_carried(batch):  # over Spark Connect, as the query's error's text
+            step(batch, batch_id)
     except Refused as refusal:
         view.refusal = refusal
         raise
@@ -623,7 +633,7 @@ def _composed(changes: DataFrame, then: DataFrame) -> DataFrame:
     return changes.unionByName(then).join(both, "node", "left_anti")
 
 
-def _last_committed(fs: HadoopFS, checkpoint: str) -> int | None:
+def _last_committed(fs: FileSystem, checkpoint: str) -> int | None:
     ids = [int(n) for n in fs.names(f"{checkpoint}/commits") if n.isdigit()]
     return max(ids) if ids else None
 
@@ -637,7 +647,7 @@ class Quarantine:
     before would fail it, and ``spark.sql.files.ignoreMissingFiles`` would skip any other
     missing file as silently."""
 
-    def __init__(self, fs: HadoopFS, output: str, checkpoint: str) -> None:
+    def __init__(self, fs: FileSystem, output: str, checkpoint: str) -> None:
         self.fs, self.output, self.path = fs, output, f"{checkpoint}/quarantine.json"
 
     def _entries(self) -> list[dict[str, Any]]:
@@ -674,7 +684,11 @@ def run(spark: SparkSession, input_dir: str, output: str, checkpoint: str | None
     """Process the input folder (see the module docstring); returns an exit status."""
     input_url, output_url = as_url(input_dir), as_url(output)
     checkpoint_url = as_url(checkpoint) if checkpoint else f"{output_url}/_checkpoint"
-    fs = HadoopFS(spark, output_url)
+    if is_connect(spark):  # refused before anything is read, written or started
+        connect_refusal(specs)
+        for url in (input_url, output_url, checkpoint_url):
+            file_system(spark, url)
+    fs = file_system(spark, output_url)
     fs.mkdirs(checkpoint_url)
     source = Source(spark, fs, input_url, checkpoint_url, fmt, files_per_batch)
     shared = Run(spark, fs, source, Quarantine(fs, output_url, checkpoint_url), output_url,
@@ -690,7 +704,7 @@ class Run:
     """What every view of one ``incspec pipeline`` run shares."""
 
     spark: SparkSession
-    fs: HadoopFS
+    fs: FileSystem
     source: Source
     quarantine: Quarantine
     output: str
@@ -777,7 +791,7 @@ class Run:
         return bool(gone)
 
 
-def _recorded_inputs(fs: HadoopFS, checkpoint: str, batch: int) -> list[str]:
+def _recorded_inputs(fs: FileSystem, checkpoint: str, batch: int) -> list[str]:
     """The files Spark's file source recorded for micro-batch ``batch`` (its log holds one
     JSON line per file after a version line, every tenth one compacted with all before)."""
     folder = f"{checkpoint}/sources/0"
@@ -789,7 +803,7 @@ def _recorded_inputs(fs: HadoopFS, checkpoint: str, batch: int) -> list[str]:
     return []
 
 
-def _snapshot_last(view: View, fs: HadoopFS, checkpoint: str) -> int | None:
+def _snapshot_last(view: View, fs: FileSystem, checkpoint: str) -> int | None:
     """Publish the view as of the last committed micro-batch (if any); returns its id."""
     last = _last_committed(fs, checkpoint)
     if last is not None:
@@ -804,7 +818,7 @@ def _start(view: View, checkpoint: str, follow: bool) -> StreamingQuery:
     return trigger.start()
 
 
-def _await(query: StreamingQuery, view: View, fs: HadoopFS, checkpoint: str,
+def _await(query: StreamingQuery, view: View, fs: FileSystem, checkpoint: str,
            snapshot_every: int, log: Callable[[str], None],
            committed: Callable[[int], None]) -> None:
     """Wait for the query, logging progress, snapshotting every ``snapshot_every`` and telling
@@ -828,6 +842,15 @@ def _await(query: StreamingQuery, view: View, fs: HadoopFS, checkpoint: str,
     query.awaitTermination()  # re-raises the query's error, if it failed
 
 
+def connect_refusal(specs: list[ViewSpec], remote: str = "sc://...") -> None:
+    """Over Spark Connect only the reduce views run: the reach view's fixpoint engine drives
+    the JVM itself (its scratch frames are local checkpoints rebuilt as Spark's internal
+    ``LogicalRDD`` through py4j, its kept tables reliable RDD checkpoints), so it is refused
+    in one line (:class:`~spark_impl.connect.NeedsJvm`) before anything starts."""
+    if any(spec.kind == "reach" for spec in specs):
+        raise NeedsJvm("the reach view", remote)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="incspec pipeline", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -836,6 +859,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--checkpoint", help="default: OUTPUT/_checkpoint")
     parser.add_argument("--view", type=ViewSpec.parse, action="append", required=True)
     parser.add_argument("--master", help="Spark master URL (default $INCSPEC_SPARK_MASTER or local[2])")
+    parser.add_argument("--remote", default=os.environ.get("SPARK_REMOTE") or None,
+                        help="a Spark Connect server, sc://HOST:PORT (default $SPARK_REMOTE): the "
+                             "reduce views only, on local paths the server shares (docs/spark.md)")
     parser.add_argument("--format", choices=sorted(set(FORMATS.values())))
     parser.add_argument("--follow", action="store_true", help="keep watching the input folder")
     parser.add_argument("--on-invalid", choices=["stop", "quarantine"], default="stop")
@@ -843,13 +869,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--files-per-batch", type=int, default=1,
                         help="input files per micro-batch (each still its own delta, in order)")
     args = parser.parse_args(argv)
+    if args.remote and args.master:
+        parser.error("give --master or --remote (Spark Connect), not both")
+    if args.remote and not is_connect_url(args.remote):
+        parser.error(f"--remote {args.remote}: a Spark Connect URL starts with sc://")
     from spark_impl.session import build_session
 
-    spark = build_session(args.master, app_name="incspec-pipeline")
-    return run(spark, args.input, args.output, args.checkpoint, args.view, fmt=args.format,
-               follow=args.follow, quarantine=args.on_invalid == "quarantine",
-               snapshot_every=max(1, args.snapshot_every),
-               files_per_batch=max(1, args.files_per_batch))
+    try:
+        if args.remote:  # before the session: a refused view contacts no server
+            connect_refusal(args.view, args.remote)
+        spark = build_session(args.remote or args.master, app_name="incspec-pipeline")
+        return run(spark, args.input, args.output, args.checkpoint, args.view, fmt=args.format,
+                   follow=args.follow, quarantine=args.on_invalid == "quarantine",
+                   snapshot_every=max(1, args.snapshot_every),
+                   files_per_batch=max(1, args.files_per_batch))
+    except NeedsJvm as refusal:
+        print(NeedsJvm.line(refusal.what, args.remote or "sc://..."), file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

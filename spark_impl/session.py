@@ -23,6 +23,7 @@ import sys
 import tempfile
 from typing import Any
 
+from spark_impl.connect import is_connect_url
 from spark_impl.errors import SparkEngineError
 from spark_impl.shipping import ship
 
@@ -163,7 +164,11 @@ def _worker_launcher() -> str:
 
 def build_session(master: str | None = None, app_name: str = "incspec",
                   conf: dict[str, str] | None = None) -> Any:
-    """Get or create the process's SparkSession (one per process, never per test)."""
+    """Get or create the process's SparkSession (one per process, never per test); a master
+    ``sc://HOST:PORT`` (or none given and ``$SPARK_REMOTE`` set) is a Spark Connect server
+    (:func:`connect_session`)."""
+    if is_connect_url(master) or (not master and os.environ.get("SPARK_REMOTE")):
+        return connect_session(master or os.environ["SPARK_REMOTE"], conf)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     master = master or os.environ.get("INCSPEC_SPARK_MASTER", DEFAULT_MASTER)
     if master.startswith("local"):  # the workers run here, with this interpreter
@@ -194,6 +199,22 @@ def build_session(master: str | None = None, app_name: str = "incspec",
     if not local:
         _executor_python(spark)
         ship(spark)
+    return spark
+
+
+def connect_session(url: str, conf: dict[str, str] | None = None) -> Any:
+    """A Spark Connect session on the server at ``url`` (``sc://HOST:PORT``), with the
+    engines' settings a session may change (:data:`ENGINE_CONF`, then ``conf``); the rest (the
+    state store's provider is one on some servers, the JVM's and the Python workers') are the
+    server's own, given when it starts (``start-connect-server.sh --conf``). The server's
+    Python workers run the ``foreachBatch`` functions, unpickled there: the project must be
+    importable by the server's Python (docs/spark.md, "Spark Connect")."""
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.remote(url).getOrCreate()
+    for key, value in {**ENGINE_CONF, **(conf or {})}.items():
+        if spark.conf.isModifiable(key) and spark.conf.get(key, None) != value:
+            spark.conf.set(key, value)
     return spark
 
 

@@ -87,6 +87,7 @@ from typing import Any, TypeVar
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from spark_impl.connect import require_jvm
 from spark_impl.fixpoint import segments
 from spark_impl.fixpoint.apply_delta import KINDS, BatchSpans, apply_delta, net_rows
 from spark_impl.fixpoint.update import (
@@ -140,6 +141,8 @@ class IncrementalReachability:
 
     def __init__(self, spark: SparkSession, node_type: str = "string", bulk_rows: int = BULK_ROWS,
                  bulk_share: float = BULK_SHARE) -> None:
+        # its scratch frames and kept tables are the JVM's (spark_impl/storage/scratch.py)
+        require_jvm(spark, "the reachability engine (spark_impl.fixpoint)")
         self.spark = spark
         self.node_type = node_type
         self.bulk_rows, self.bulk_share = bulk_rows, bulk_share

@@ -21,7 +21,7 @@ import json
 from pyspark.sql import SparkSession
 
 from spark_impl.errors import SparkEngineError
-from spark_impl.storage.hadoop_fs import HadoopFS
+from spark_impl.storage.files import file_system
 
 BUCKETS_FILE = "fold-buckets.json"
 
@@ -45,7 +45,7 @@ def fold_buckets(spark: SparkSession, checkpoint: str | None, requested: int | N
     recorded = _recorded(spark, checkpoint)
     if recorded is None:
         chosen = requested or session_buckets(spark)
-        HadoopFS(spark, checkpoint).write_text(_path(checkpoint), json.dumps({"buckets": chosen}))
+        file_system(spark, checkpoint).write_text(_path(checkpoint), json.dumps({"buckets": chosen}))
         return chosen
     if requested is not None and requested != recorded:
         raise SparkEngineError(
@@ -63,7 +63,7 @@ def _path(checkpoint: str) -> str:
 def _recorded(spark: SparkSession, checkpoint: str) -> int | None:
     """The recorded count; :data:`UNRECORDED_BUCKETS` for a checkpoint with committed
     micro-batches from before the count was recorded; ``None`` for a new checkpoint."""
-    fs = HadoopFS(spark, checkpoint)
+    fs = file_system(spark, checkpoint)
     text = fs.read_text(_path(checkpoint))
     if text is not None:
         return int(json.loads(text)["buckets"])

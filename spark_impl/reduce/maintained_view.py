@@ -57,10 +57,17 @@ from typing import Any
 from pyspark.sql import Column, DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 
+from spark_impl.connect import is_connect
 from spark_impl.errors import SparkEngineError
 from spark_impl.reduce.fold_buckets import fold_buckets
 from spark_impl.reduce.group_batch import BatchFacts, changes_observed, overflowed
-from spark_impl.reduce.keyed_fold import INVALID_MARKER, KeyedFold, output_schema
+from spark_impl.reduce.keyed_fold import (
+    INVALID_MARKER,
+    InvalidDeltaError,
+    InvalidRowError,
+    KeyedFold,
+    output_schema,
+)
 from spark_impl.reduce.reducer_kinds import (
     GroupReducer,
     OrderReducer,
@@ -117,6 +124,32 @@ def refusal_in(error: BaseException) -> Refused | None:
         return InvalidInput(facts["detail"], facts["file"])
     return InvalidDelta(facts["key"], facts["value"], facts["available"], facts["removed"],
                         facts["file"])
+
+
+def carried(refusal: Refused) -> Exception:
+    """``refusal`` as an executor's error carries it: its facts in its text after
+    :data:`~spark_impl.reduce.keyed_fold.INVALID_MARKER`, which :func:`refusal_in` reads back."""
+    if isinstance(refusal, InvalidDelta):
+        return InvalidDeltaError(refusal.key, refusal.value, refusal.available, refusal.removed,
+                                 refusal.file)
+    if isinstance(refusal, InvalidInput):
+        return InvalidRowError(refusal.detail, refusal.file)
+    return refusal
+
+
+@contextmanager
+def refusals_carried(batch: DataFrame) -> Iterator[None]:
+    """Around a ``foreachBatch`` function's work: over Spark Connect the function runs in the
+    server's Python worker, and what it raises reaches the client as the text of the query's
+    error, never as the object (nor does anything it sets on an object of the client's):
+    a refusal is raised there as the text :func:`refusal_in` reads back (:func:`carried`). On a
+    classic session it is raised as it is."""
+    try:
+        yield
+    except Refused as refusal:
+        if is_connect(batch.sparkSession):
+            raise carried(refusal) from None
+        raise
 
 
 def _refusal(key: Any, value: Any, before: int, steps: list[Any]) -> InvalidDelta:
@@ -241,7 +274,7 @@ class MaintainedView:
         """A ``foreachBatch`` function: validate the micro-batch, hand its changes to ``sink``."""
 
         def handle(batch: DataFrame, batch_id: int) -> None:
-            with self.batch_changes(batch) as changes:
+            with refusals_carried(batch), self.batch_changes(batch) as changes:
                 sink(changes, batch_id)
 
         return handle

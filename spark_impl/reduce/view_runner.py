@@ -24,15 +24,17 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql.streaming.query import StreamingQuery
 from pyspark.sql.streaming.readwriter import DataStreamWriter
 
-from spark_impl.errors import cause, restart_after
+from spark_impl.connect import is_connect
+from spark_impl.errors import SparkEngineError, cause, restart_after
 from spark_impl.reduce.maintained_view import (
     MaintainedView,
     Refused,
     maintained_view,
     refusal_in,
+    refusals_carried,
 )
 from spark_impl.reduce.reducer_kinds import SparkReducer
-from spark_impl.storage.hadoop_fs import HadoopFS
+from spark_impl.storage.files import file_system
 
 Sink = Callable[[DataFrame, int], None]
 
@@ -51,8 +53,13 @@ class ViewRunner:
                  value_type: str, root: str, sink: Sink, *, value_column_type: str | None = None,
                  with_work: bool = False, work_by: Column | None = None,
                  buckets: int | None = None) -> None:
+        if with_work and is_connect(spark):
+            raise SparkEngineError("unsupported", (
+                "incspec: the view runner's work counters are counted inside foreachBatch, which "
+                "over Spark Connect runs on the server: they do not come back; run it with a local "
+                "or cluster master"))
         self.spark, self.root, self.sink = spark, root.rstrip("/"), sink
-        self.fs = HadoopFS(spark, self.root)
+        self.fs = file_system(spark, self.root)
         self.schema = f"k {key_type}, v {value_column_type or value_type}, w bigint"
         self.reducer, self.value_type, self.with_work = reducer, value_type, with_work
         self.batches = self.fs.count_dirs(f"{self.root}/input", "batch-")
@@ -84,7 +91,7 @@ class ViewRunner:
 
     def _handle(self, batch: DataFrame, batch_id: int) -> None:
         try:
-            with self.view.batch_changes(batch) as changes:
+            with refusals_carried(batch), self.view.batch_changes(batch) as changes:
                 self.sink(changes, batch_id)
                 if self.with_work:
                     self.work = self.view.work(batch, self.work_by)

@@ -21,6 +21,7 @@ from functools import reduce as fold_left
 from pyspark.sql import DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 
+from spark_impl.connect import require_jvm
 from spark_impl.storage.hadoop_fs import HadoopFS
 from spark_impl.storage.scratch import local_checkpoint
 
@@ -61,6 +62,7 @@ class KeptFrames:
     which may be long after."""
 
     def __init__(self, spark: SparkSession, name: str) -> None:
+        require_jvm(spark, "an engine's kept frames (the session's checkpoint location)")
         location = spark.sparkContext.getCheckpointDir()
         if not location:
             raise ValueError("the session has no checkpoint location (spark_impl.session.build_session sets it)")

@@ -6,7 +6,9 @@ one. A folder is written aside, then renamed into place: a directory rename is
 atomic on HDFS and on local file systems, not on an object store (``s3a://`` copies
 a folder file by file, so a crash can leave part of it in place). The pipeline's
 publication does not rest on it: a published folder counts only once its marker,
-written last, is in it (docs/spark.md, "The pipeline: `incspec pipeline`").
+written last, is in it (docs/spark.md, "The pipeline: `incspec pipeline`"). Over Spark
+Connect there is no JVM here: :func:`spark_impl.storage.files.file_system` gives the local
+file system instead (:mod:`spark_impl.storage.local_fs`).
 """
 
 from __future__ import annotations

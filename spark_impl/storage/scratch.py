@@ -28,6 +28,8 @@ from typing import Any
 from py4j.protocol import Py4JError
 from pyspark.sql import DataFrame
 
+from spark_impl.connect import require_jvm
+
 
 class Scratch:
     """The scratch frames made by :func:`once` while :meth:`collecting`, until :meth:`release`."""
@@ -99,6 +101,7 @@ def local_checkpoint(df: DataFrame, eager: bool) -> DataFrame:
     state that must survive an executor or outlive the update (written to the
     checkpoint location: spark_impl/storage/keyed_tables.py,
     spark_impl/storage/frames.py)."""
+    require_jvm(df.sparkSession, "a scratch frame (a local checkpoint rebuilt through py4j)")
     df.sparkSession.sparkContext.setLocalProperty(ALL_MARKED_ANCESTORS, "true")
     return without_inherited_statistics(df.localCheckpoint(eager=eager))
 

@@ -85,6 +85,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.functions import pandas_udf
 
+from spark_impl.connect import require_jvm
 from spark_impl.errors import SparkEngineError
 from spark_impl.join_scope import without_broadcasts
 from spark_impl.storage.frames import KeptFrames, materialise_counted, union_all, union_coalesced
@@ -405,6 +406,8 @@ class ZSetDataflow:
     collections the rules read again, kept between versions."""
 
     def __init__(self, spark: SparkSession, program: Program) -> None:
+        # its kept frames and scratch are the JVM's (spark_impl/storage/frames.py)
+        require_jvm(spark, "the Z-set engine (spark_impl.zset)")
         self.spark = spark
         self.program = program
         #: every frame kept from one step to the next, in reliable storage

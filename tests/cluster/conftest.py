@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cluster.connect_server import ConnectServer
 from tests.cluster.standalone import ClusterStartError, Standalone
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,3 +113,21 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         pytest.fail(f"the standalone cluster did not start: {error}", pytrace=False)
     finally:
         standalone.stop()
+
+
+@pytest.fixture(scope="session")
+def connect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Spark Connect server (``local[2]``) started from the wheel's
+    ``sbin/start-connect-server.sh``; yields its URL ``sc://127.0.0.1:PORT`` and stops it at the
+    end of the session whatever the tests did. A server that does not start fails the tests
+    that use it."""
+    pytest.importorskip("pyspark", reason="the Spark extra is not installed")
+    pytest.importorskip("grpc", reason="the Spark Connect client's packages are not installed")
+    server = ConnectServer(tmp_path_factory.mktemp("connect"), project=ROOT)
+    try:
+        server.start()
+        yield server.url
+    except ClusterStartError as error:
+        pytest.fail(f"the Spark Connect server did not start: {error}", pytrace=False)
+    finally:
+        server.stop()

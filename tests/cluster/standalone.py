@@ -22,6 +22,7 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,17 +62,68 @@ def daemon_env(home: Path, root: Path) -> dict[str, str]:
 
 
 @dataclass
-class Standalone:
+class Daemons:
+    """Spark daemons started from the wheel under ``root`` (their output in ``root/logs``), each
+    in a process group of its own, so that :meth:`stop` kills each one's children too."""
+
+    root: Path
+    processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+
+    def log(self, name: str) -> Path:
+        return self.root / "logs" / f"{name}.out"
+
+    def _spawn(self, name: str, command: list[str], env: dict[str, str]) -> None:
+        with open(self.log(name), "wb") as out:
+            self.processes[name] = subprocess.Popen(command, cwd=self.root, env=env, stdout=out,
+                                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                                    start_new_session=True)
+
+    def _await(self, deadline: float, ready: Callable[[], bool], what: str, name: str, where: str) -> None:
+        """Return once ``ready()``; a daemon that exits meanwhile, or the deadline, fails the
+        start with the log's tail."""
+        while time.monotonic() < deadline:
+            if ready():
+                return
+            for proc_name, process in self.processes.items():
+                if process.poll() is not None:
+                    raise ClusterStartError(f"the {proc_name} exited ({process.returncode}) while "
+                                            f"waiting for {what}:\n{self.tail(proc_name)}")
+            time.sleep(1.0)
+        raise ClusterStartError(f"timed out after {START_TIMEOUT:.0f} s waiting for {what} "
+                                f"({where}):\n{self.tail(name)}")
+
+    def tail(self, name: str, lines: int = 40) -> str:
+        try:
+            return "\n".join(self.log(name).read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+    def stop(self) -> None:
+        """Kill each daemon's process group, the last started first, then reap it."""
+        for name in reversed(list(self.processes)):
+            process = self.processes.pop(name)
+            for sig in (signal.SIGTERM, signal.SIGKILL):  # the group: what outlived its leader too
+                try:
+                    os.killpg(process.pid, sig)
+                except ProcessLookupError:
+                    break
+                try:
+                    process.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    continue
+            process.wait()
+
+
+@dataclass
+class Standalone(Daemons):
     """One master and ``workers`` workers (each ``cores`` cores and ``memory`` of executor
     memory) under ``root``."""
 
-    root: Path
     workers: int = 2
     cores: int = 1
     memory: str = "1g"
     master_port: int = field(default_factory=free_port)
     master_ui_port: int = field(default_factory=free_port)
-    processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     #: workers started so far (the next one's name: ``worker-<started>``)
     started: int = 0
 
@@ -93,9 +145,6 @@ class Standalone:
     def worker_names(self) -> list[str]:
         """The running workers, oldest first."""
         return sorted((n for n in self.processes if n.startswith("worker-")), key=lambda n: int(n.split("-")[1]))
-
-    def log(self, name: str) -> Path:
-        return self.root / "logs" / f"{name}.out"
 
     def start(self) -> None:
         """Start the master, then the workers; return once the master lists them alive."""
@@ -147,12 +196,6 @@ class Standalone:
             shutil.rmtree(folder, ignore_errors=True)
         return name
 
-    def _spawn(self, name: str, command: list[str], env: dict[str, str]) -> None:
-        with open(self.log(name), "wb") as out:
-            self.processes[name] = subprocess.Popen(command, cwd=self.root, env=env, stdout=out,
-                                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                                    start_new_session=True)
-
     def state(self) -> dict[str, Any] | None:
         """The master's state (its web UI's ``/json/``), or None while it does not answer."""
         try:
@@ -163,37 +206,4 @@ class Standalone:
             return None
 
     def _wait(self, deadline: float, ready: Any, what: str, name: str) -> None:
-        while time.monotonic() < deadline:
-            if ready(self.state()):
-                return
-            for proc_name, process in self.processes.items():
-                if process.poll() is not None:
-                    raise ClusterStartError(f"the standalone {proc_name} exited ({process.returncode}) while "
-                                            f"waiting for {what}:\n{self.tail(proc_name)}")
-            time.sleep(1.0)
-        raise ClusterStartError(f"timed out after {START_TIMEOUT:.0f} s waiting for {what} "
-                                f"({self.url}):\n{self.tail(name)}")
-
-    def tail(self, name: str, lines: int = 40) -> str:
-        try:
-            return "\n".join(self.log(name).read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return "(no log)"
-
-    def stop(self) -> None:
-        """Kill the workers' and then the master's process groups (the executors are their
-        worker's children, in its group), then reap them."""
-        for name in [*(n for n in self.processes if n != "master"), "master"]:
-            process = self.processes.pop(name, None)
-            if process is None:
-                continue
-            for sig in (signal.SIGTERM, signal.SIGKILL):  # the group: what outlived its leader too
-                try:
-                    os.killpg(process.pid, sig)
-                except ProcessLookupError:
-                    break
-                try:
-                    process.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    continue
-            process.wait()
+        self._await(deadline, lambda: bool(ready(self.state())), what, name, self.url)
