@@ -156,6 +156,8 @@ def test_python_reducer_declining_remove_recomputes_the_key(spark: Any, tmp_path
         assert seen == [{"a": "3", "b": "1", "c": "8"}, {"a": "5"}]
         view = {r["key"]: r["accumulator"] for r in runner.read_view().collect()}
         assert view == {"a": "5", "b": "1", "c": "8"}
+        # one state entry per (key, value) present: (a, 3), at 0, was deleted
+        assert runner.stored_sizes() == {"rows": 5, "keys": 3}
     finally:
         runner.stop()
 
