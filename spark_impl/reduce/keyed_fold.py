@@ -6,18 +6,33 @@ accumulator depends on the old one through Python code. They run as one
 ``transformWithStateInPandas`` operator (the Structured Streaming state store,
 RocksDB provider) whose grouping key is a *hash bucket* of the key, not the key:
 Python is called once per bucket with a pandas frame of every change of the
-bucket in the micro-batch, and reads and writes each touched key's state with
-one map-state lookup and one update (grouping by key would cost a Python call
-per key: SKIP-DEC-SPARK-STATE).
+bucket in the micro-batch, and reads and writes the state entries of each touched
+key and (key, value) pair with map-state lookups and updates (grouping by key would
+cost a Python call per key: SKIP-DEC-SPARK-STATE).
 
-Per key the state holds the accumulator (canonical JSON text), the size ``n`` of
-the key's multiset and the multiset itself (value JSON text -> multiplicity),
-which serves the two things a fold cannot do from the accumulator alone:
+The state is one entry per (key, value), never a key's whole multiset in one entry
+(STATE_LAYOUT 2; the layout is recorded with the checkpoint, next to the bucket count:
+:mod:`spark_impl.reduce.fold_buckets`). Three map states of the bucket:
+
+* ``keys``: ``k -> (acc, n, d)``, the accumulator (canonical JSON text), the size ``n`` of
+  the key's multiset and ``d``, its count of distinct values;
+* ``pairs``: ``(k, v) -> (m, slot)``, the multiplicity ``m > 0`` of value ``v`` (JSON text)
+  and the slot it holds in the key's index (a pair whose multiplicity reaches 0 is
+  removed);
+* ``slots``: ``(k, i) -> v`` for ``i < d``: the key's values, densely numbered, so a key's
+  values are enumerated by ``d`` lookups (a map state iterates the whole bucket, not one key).
+
+A touch of key ``k`` reads and writes ``k``'s ``keys`` entry and the ``pairs`` entries of
+the values the batch touches, plus a bounded number of ``slots`` entries per value that
+appears or disappears (a disappearing value's slot is filled by the key's last one):
+the cost does not depend on ``|C(k)|``. The pairs serve the two things a fold cannot do
+from the accumulator alone:
 
 * refuse a delta whose Δ⁻ is not contained in C (SKIP-DEF-8): the whole
   micro-batch fails (:class:`InvalidDeltaError`), so nothing of it is committed;
 * recompute a key whose ``remove`` declined (returned ``None``) from ``initial``
-  and ``add`` over its values after the delta (SKIP-DEC-PARTIAL).
+  and ``add`` over its values after the delta (SKIP-DEC-PARTIAL): only then are all of
+  the key's pairs read, ``2d`` lookups, O(|C(k)|) on a declined remove alone.
 
 The update of a key follows SKIP-DEF-10: its removals first, then its
 additions, each value as many times as its weight; a micro-batch of several
@@ -35,12 +50,17 @@ from typing import Any
 
 import pandas as pd
 from pyspark.sql.streaming.stateful_processor import (
+    MapState,
     StatefulProcessor,
     StatefulProcessorHandle,
     TimerValues,
 )
 
 from spark_impl.values import decode, encode
+
+#: the state's layout, recorded with the checkpoint (:mod:`spark_impl.reduce.fold_buckets`):
+#: 1 kept a key's multiset as one JSON text, 2 keeps one entry per (key, value)
+STATE_LAYOUT = 2
 
 #: the marker a refused micro-batch's exception carries, followed by a JSON object
 INVALID_MARKER = "INCSPEC-INVALID-DELTA:"
@@ -79,13 +99,15 @@ class KeyedFold(StatefulProcessor):
         self.initial, self.add, self.remove, self.key_type = initial, add, remove, key_type
 
     def init(self, handle: StatefulProcessorHandle) -> None:
-        self.state = handle.getMapState("entries", f"k {self.key_type}",
-                                        "acc string, n bigint, vals string")
+        k = f"k {self.key_type}"
+        self.keys = handle.getMapState("keys", k, "acc string, n bigint, d bigint")
+        self.pairs = handle.getMapState("pairs", f"{k}, v string", "m bigint, slot bigint")
+        self.slots = handle.getMapState("slots", f"{k}, i bigint", "v string")
 
     def handleInputRows(self, key: Any, rows: Iterator[pd.DataFrame],
                         timerValues: TimerValues) -> Iterator[pd.DataFrame]:
         # grouped in plain Python: a pandas group per key costs more overhead than the
-        # key's two state calls
+        # key's state calls
         by_key: dict[Any, list[Change]] = {}
         for frame in rows:
             _refuse_invalid(frame)
@@ -97,37 +119,37 @@ class KeyedFold(StatefulProcessor):
             yield pd.DataFrame(out, columns=["k", "changed", "present", "acc", "n", "calls"])
 
     def _update(self, k: Any, changes: list[Change]) -> tuple[Any, ...]:
-        entry = self.state.getValue((k,))
+        entry = self.keys.getValue((k,))
         old_acc = entry[0] if entry is not None else None
-        values: dict[str, int] = json.loads(entry[2]) if entry is not None else {}
+        n = int(entry[1]) if entry is not None else 0
+        values = _Multiset(self.pairs, self.slots, k, int(entry[2]) if entry is not None else 0)
         acc = decode(old_acc) if old_acc is not None else self.initial
         calls = 0
         # the parts in order (one, mostly); a stable sort keeps each part's rows in order
         for _, part in itertools.groupby(sorted(changes, key=_part_of), key=_part_of):
             removed, added, first_file = _tally(part)
             for v, count in sorted(removed.items()):
-                if count > values.get(v, 0):
-                    raise InvalidDeltaError(_plain_key(k), decode(v), values.get(v, 0), count,
+                if count > values.count(v):
+                    raise InvalidDeltaError(_plain_key(k), decode(v), values.count(v), count,
                                             first_file.get(v))
             for v, count in removed.items():  # C • Δ: the multiset after the part
-                values[v] -= count
-                if values[v] == 0:
-                    del values[v]
+                values.change(v, -count)
             for v, count in added.items():
-                values[v] = values.get(v, 0) + count
+                values.change(v, count)
+            n += sum(added.values()) - sum(removed.values())
             acc, part_calls = self._fold(acc, removed, added, values)
             calls += part_calls
-        n = sum(values.values())
+        distinct = values.write()
         if n == 0:
             if entry is not None:
-                self.state.removeKey((k,))
+                self.keys.removeKey((k,))
             return (k, old_acc is not None, False, None, 0, calls)
         new_acc = encode(acc)
-        self.state.updateValue((k,), (new_acc, n, json.dumps(values, sort_keys=True)))
+        self.keys.updateValue((k,), (new_acc, n, distinct))
         return (k, new_acc != old_acc, True, new_acc, n, calls)
 
     def _fold(self, acc: Any, removed: dict[str, int], added: dict[str, int],
-              after: dict[str, int]) -> tuple[Any, int]:
+              after: _Multiset) -> tuple[Any, int]:
         """SKIP-DEF-10: ⊖ each removed value, then ⊕ each added one; if a ⊖ declines,
         the key is recomputed from ``initial`` over its values ``after`` the delta."""
         calls = 0
@@ -136,8 +158,8 @@ class KeyedFold(StatefulProcessor):
             for _ in range(count):
                 calls += 1
                 result = self.remove(acc, value)
-                if result is None:  # SKIP-DEC-PARTIAL
-                    return self._refold(after, calls)
+                if result is None:  # SKIP-DEC-PARTIAL: the one place all the key's pairs are read
+                    return self._refold(after.all(), calls)
                 acc = result
         for v, count in sorted(added.items()):
             value = decode(v)
@@ -157,6 +179,71 @@ class KeyedFold(StatefulProcessor):
 
     def close(self) -> None:
         pass
+
+
+class _Multiset:
+    """One key's multiset during its update: the pairs read on first use and kept here,
+    written back once by :meth:`write` (only those that changed)."""
+
+    def __init__(self, pairs: MapState, slots: MapState, k: Any, distinct: int) -> None:
+        self.pairs, self.slots, self.k, self.distinct = pairs, slots, k, distinct
+        #: each value read: its stored ``(m, slot)``, ``None`` if not stored
+        self.stored: dict[str, tuple[int, int] | None] = {}
+        #: each value read: its multiplicity now
+        self.now: dict[str, int] = {}
+        #: every stored value has been read (by :meth:`all`)
+        self.complete = False
+
+    def count(self, v: str) -> int:
+        if v not in self.now:
+            found = None if self.complete else self.pairs.getValue((self.k, v))
+            self.stored[v] = (int(found[0]), int(found[1])) if found is not None else None
+            self.now[v] = int(found[0]) if found is not None else 0
+        return self.now[v]
+
+    def change(self, v: str, by: int) -> None:
+        self.now[v] = self.count(v) + by
+
+    def all(self) -> dict[str, int]:
+        """The key's whole multiset now: each stored value read by its slot (O(|C(k)|))."""
+        if not self.complete:
+            for i in range(self.distinct):
+                found = self.slots.getValue((self.k, i))
+                assert found is not None, f"slot {i} of key {self.k!r} is missing"
+                self.count(found[0])
+            self.complete = True
+        return {v: m for v, m in self.now.items() if m > 0}
+
+    def write(self) -> int:
+        """Write the changed pairs back, a value gone removed with its slot (the hole filled
+        by a new value, else by the key's last one); returns the distinct count after."""
+        gone = {v: record[1] for v, record in self.stored.items()
+                if record is not None and self.now[v] == 0}
+        new = sorted(v for v, record in self.stored.items() if record is None and self.now[v] > 0)
+        size = self.distinct - len(gone) + len(new)
+        holes = sorted(gone.values())
+        slot_of = {v: record[1] for v, record in self.stored.items()
+                   if record is not None and self.now[v] > 0}
+        placed: dict[int, str] = {}
+        for v, i in zip(new, holes + list(range(self.distinct, size)), strict=False):
+            slot_of[v], placed[i] = i, v
+        left = holes[len(new):]  # holes no new value filled; the last values move into them
+        high = [i for i in range(size, self.distinct) if i not in set(left)]
+        for hole, i in zip([h for h in left if h < size], high, strict=True):
+            found = self.slots.getValue((self.k, i))
+            assert found is not None, f"slot {i} of key {self.k!r} is missing"
+            self.count(found[0])
+            slot_of[found[0]], placed[hole] = hole, found[0]
+        for v in sorted(gone):
+            self.pairs.removeKey((self.k, v))
+        for i in range(size, self.distinct):
+            self.slots.removeKey((self.k, i))
+        for i, v in sorted(placed.items()):
+            self.slots.updateValue((self.k, i), (v,))
+        for v, i in sorted(slot_of.items()):
+            if self.stored[v] != (self.now[v], i):
+                self.pairs.updateValue((self.k, v), (self.now[v], i))
+        return size
 
 
 def _refuse_invalid(frame: pd.DataFrame) -> None:

@@ -38,7 +38,8 @@ durable in the checkpoint location (any Hadoop path):
   (Spark's ANSI arithmetic) instead of rounding;
 * **fold reducers** (min, max, user ``(initial, add, remove)``) are one
   ``transformWithStateInPandas`` operator (:mod:`spark_impl.reduce.keyed_fold`) over
-  hash buckets of the key, their count recorded with the checkpoint
+  hash buckets of the key, one state entry per key and per (key, value), the bucket
+  count and the state's layout recorded with the checkpoint
   (:mod:`spark_impl.reduce.fold_buckets`).
 
 The driver holds handles only: a micro-batch's changes stay a DataFrame.
@@ -294,7 +295,7 @@ class MaintainedView:
             keys = state.select("kind", "k", "value.*").where(
                 (F.col("kind") == "key") & (F.col("m") > 0))
             return keys.select(F.col("k").alias("key"), self._group_accumulator().alias("accumulator"))
-        state = reader.option("stateVarName", "entries").load(checkpoint)
+        state = reader.option("stateVarName", "keys").load(checkpoint)
         entries = state.select(F.col("user_map_key.k").alias("k"), F.col("user_map_value.acc").alias("acc"))
         return entries.select(F.col("k").alias("key"), self._fold_accumulator().alias("accumulator"))
 
@@ -309,11 +310,10 @@ class MaintainedView:
             counts = {r["kind"]: int(r["n"]) for r in live.groupBy("kind").agg(  # two rows
                 F.count(F.lit(1)).alias("n")).collect()}
             return {"rows": counts.get("pair", 0), "keys": counts.get("key", 0)}
-        entries = reader.option("stateVarName", "entries").load(checkpoint)
-        pairs = F.size(F.from_json(F.col("user_map_value.vals"), "map<string,bigint>"))
-        row = entries.agg(F.sum(pairs).alias("rows"), F.count(F.lit(1)).alias("keys")).first()
-        assert row is not None
-        return {"rows": int(row["rows"] or 0), "keys": int(row["keys"] or 0)}
+        # one state entry per (key, value) and one per key (SKIP-DEC-SPARK-STATE)
+        pairs = reader.option("stateVarName", "pairs").load(checkpoint).count()
+        keys = spark.read.format("statestore").option("stateVarName", "keys").load(checkpoint).count()
+        return {"rows": pairs, "keys": keys}
 
     # --- the group path ----------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -155,6 +156,8 @@ def test_python_reducer_declining_remove_recomputes_the_key(spark: Any, tmp_path
         assert seen == [{"a": "3", "b": "1", "c": "8"}, {"a": "5"}]
         view = {r["key"]: r["accumulator"] for r in runner.read_view().collect()}
         assert view == {"a": "5", "b": "1", "c": "8"}
+        # one state entry per (key, value) present: (a, 3), at 0, was deleted
+        assert runner.stored_sizes() == {"rows": 5, "keys": 3}
     finally:
         runner.stop()
 
@@ -223,15 +226,26 @@ def test_a_fold_view_has_as_many_buckets_as_the_session_has_shuffle_partitions(
         spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
 
 
-def test_a_fold_checkpoint_from_before_the_record_keeps_its_eight_buckets(
-        spark: Any, tmp_path: Any) -> None:
-    """A checkpoint with committed micro-batches and no recorded count was written when the
-    count was the constant 8: it keeps 8, and refuses another."""
+@pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.parametrize("written", ["before the bucket count was recorded", "with a bucket count only"])
+def test_a_fold_checkpoint_in_the_old_state_layout_is_refused(spark: Any, tmp_path: Any,
+                                                             written: str) -> None:
+    """A checkpoint whose fold state keeps each key's multiset as one JSON text (layout 1:
+    with committed micro-batches and no record, or a record without a layout) is refused in
+    one line before anything runs, not misread; a new one records the layout it is written in."""
     from spark_impl.errors import SparkEngineError
     from spark_impl.reduce.fold_buckets import fold_buckets
+    from spark_impl.reduce.keyed_fold import STATE_LAYOUT
 
     (tmp_path / "commits").mkdir()
     (tmp_path / "commits" / "0").write_text("v1\n")
-    assert fold_buckets(spark, f"file://{tmp_path}") == 8
-    with pytest.raises(SparkEngineError, match="8 hash buckets"):
-        fold_buckets(spark, f"file://{tmp_path}", 2)
+    if written == "with a bucket count only":
+        (tmp_path / "fold-buckets.json").write_text('{"buckets": 3}')
+    with pytest.raises(SparkEngineError) as refused:
+        fold_buckets(spark, f"file://{tmp_path}")
+    message = str(refused.value)
+    assert refused.value.error_class == "unsupported" and "\n" not in message
+    assert "layout 1" in message and "start a new checkpoint" in message
+    assert fold_buckets(spark, f"file://{tmp_path}/new", 3) == 3
+    record = json.loads((tmp_path / "new" / "fold-buckets.json").read_text())
+    assert record == {"buckets": 3, "layout": STATE_LAYOUT}
