@@ -351,3 +351,15 @@ def test_a_changes_only_case_observes_the_changes_of_the_full_observation(probe:
     hidden = {"view", "current", "ranks"}
     assert any(hidden & o.keys() for o in everything)
     assert list(changes_only) == [{k: v for k, v in o.items() if k not in hidden} for o in everything]
+
+
+def undeclared_views() -> RecomputingViews:
+    """Reduce and fixpoint engines whose handshake does not declare changes-only."""
+    return RecomputingViews(features=())
+
+
+def test_the_command_line_says_not_declared_and_fails_nothing_for_an_undeclared_engine(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert conform.main(["--impl", f"{__name__}:undeclared_views", "--scaling", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert all(f"  {p.name:<11} not declared" in out for p in scaling.CHANGES_PROBES), out
