@@ -70,8 +70,12 @@ def test_the_spark_engine_answers_a_changes_only_case_as_the_reference_does(
 @pytest.mark.slow
 @pytest.mark.parametrize("probe", scaling.CHANGES_PROBES, ids=lambda p: p.name)
 def test_the_spark_engine_under_the_reduce_and_fixpoint_probes(spark: Any, probe: scaling.AnyProbe) -> None:
+    """Its reduce and fixpoint steps, observed by their changes, do not grow with the stored
+    keys or edges (passed: reduce-sum in 222 s, reach-edge in 653 s, on 2 cores with a load
+    average of 10 to 14; ``-rA`` shows the timings)."""
     from spark_impl.conformance_adapter import implementation
 
     results = scaling.run_probes(InProcess(implementation), scaling.SIZES, steps=5, repeats=3, probes=[probe])
+    print(scaling.report(results))
     assert [r.probe for r in results] == [probe]
     assert not results[0].problem and results[0].passed, scaling.report(results)
