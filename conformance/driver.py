@@ -89,27 +89,44 @@ def _work(work: Mapping[str, int] | None) -> Observation:
     return {"work": dict(work)} if work else {}
 
 
-def _reduce(o: ReduceObservation) -> Observation:
+def _reduce(o: ReduceObservation, only_changes: bool) -> Observation:
+    if only_changes:
+        return {"changes": wire.pairs(o.changes), **_work(o.work)}
     return {"view": wire.pairs(o.view), "changes": wire.pairs(o.changes), **_work(o.work)}
 
 
-def _fixpoint(o: FixpointObservation) -> Observation:
+def _fixpoint(o: FixpointObservation, only_changes: bool) -> Observation:
     out: Observation = {
-        "current": wire.sort_values(thaw(x) for x in o.current),
         "added": wire.sort_values(thaw(x) for x in o.added),
         "removed": wire.sort_values(thaw(x) for x in o.removed),
     }
+    if only_changes:
+        return {**out, **_work(o.work)}
+    out = {"current": wire.sort_values(thaw(x) for x in o.current), **out}
     if o.ranks is not None:
         out["ranks"] = wire.pairs(o.ranks)
     return {**out, **_work(o.work)}
 
 
-def encode(area: str, method: str, result: Any) -> Observation:
-    """The wire observation of an engine method's result."""
+def changes_only(case: Case) -> bool:
+    """Whether ``case`` asks for changes-only observations (``"setup": {"observe": "changes"}``,
+    a ``reduce`` or ``fixpoint`` case needing the feature ``changes-only``): a step observes the
+    reduce view's changes, the fixpoint's added and removed elements, not the whole view or live
+    set, so that its cost can follow the change (the scaling probes, :mod:`conformance.scaling`)."""
+    return case.area in CHANGES_AREAS and case.setup.get("observe") == "changes"
+
+
+#: the areas whose observation carries the whole view or live set unless changes only are asked
+CHANGES_AREAS = ("reduce", "fixpoint")
+
+
+def encode(area: str, method: str, result: Any, only_changes: bool = False) -> Observation:
+    """The wire observation of an engine method's result (with ``only_changes``, without the
+    reduce view, the fixpoint's live set and ranks)."""
     if area == "reduce":
-        return {} if method == "declare" else _reduce(result)
+        return {} if method == "declare" else _reduce(result, only_changes)
     if area == "fixpoint":
-        return _fixpoint(result)
+        return _fixpoint(result, only_changes)
     if area == "zset":
         return {"output": wire.weighted_list(wire.weighted(result))}
     return {"output": [thaw(x) for x in result]}
@@ -129,16 +146,21 @@ def engine_for(impl: Implementation, area: str) -> Any:
 
 
 def prepare(engine: Any, case: Case) -> None:
-    """What the case's ``setup`` asks before its first step: a ``zset`` program is built."""
+    """What the case's ``setup`` asks before its first step: a ``zset`` program is built; an
+    engine asked for changes only is told, if it listens (``observe_changes_only()``, optional:
+    then it may leave the view or live set of its observations empty, as nothing reads them)."""
     if case.area == "zset":
         engine.build(thaw(case.setup["program"]))
+    tell = getattr(engine, "observe_changes_only", None)
+    if changes_only(case) and tell is not None:
+        tell()
 
 
 def observe(engine: Any, case: Case, step: Step) -> Observation:
     """One step on ``engine``: its observation, or ``{"error": class}`` for a refusal."""
     try:
         call = decode(case.area, step, case.setup)
-        return encode(case.area, call.method, getattr(engine, call.method)(*call.args))
+        return encode(case.area, call.method, getattr(engine, call.method)(*call.args), changes_only(case))
     except EngineError as refusal:
         return {"error": refusal.error_class}
 
@@ -162,7 +184,8 @@ def run_case(impl: Implementation, case: Case) -> CaseResult:
     for step in case.steps:
         try:
             call = decode(case.area, step, case.setup)
-            observations.append(encode(case.area, call.method, getattr(engine, call.method)(*call.args)))
+            observations.append(encode(case.area, call.method, getattr(engine, call.method)(*call.args),
+                                       changes_only(case)))
         except EngineError as refusal:
             observations.append({"error": refusal.error_class})
             if stops(step.op):
@@ -220,7 +243,7 @@ def run_lockstep(engine: LockstepEngine, cases: Sequence[Case],
                     if stops(method):
                         ended[i] = ""
                 else:
-                    observations[i].append(encode(cases[i].area, method, answers[i]))
+                    observations[i].append(encode(cases[i].area, method, answers[i], changes_only(cases[i])))
     return [rerun[i] if i in rerun
             else CaseResult(c.id, "errored", tuple(observations[i]), message=ended[i]) if ended.get(i)
             else CaseResult(c.id, "result", tuple(observations[i])) for i, c in enumerate(cases)]

@@ -74,7 +74,12 @@ class EngineError(Exception):
 class ReduceObservation:
     """After an operation: the view (keys with a non-empty multiset only, see
     SKIP-DEC-VIEW) and the changes emitted: key -> new accumulator, or ``None``
-    when the key left the view. Work counters are optional (cost conformance)."""
+    when the key left the view. Work counters are optional (cost conformance).
+
+    Changes only (the feature ``changes-only``): an engine whose optional
+    ``observe_changes_only()`` the suite called before the first step may leave ``view``
+    empty, as the suite then reads only ``changes`` (so that a step's time can follow the
+    change, not the view: the scaling probes)."""
 
     view: Mapping[Value, Value]
     changes: Mapping[Value, Value | None]
@@ -109,6 +114,10 @@ class FixpointChange:
 
 @dataclass(frozen=True)
 class FixpointObservation:
+    """The live set, the elements an operation added and removed, optionally ranks and work.
+    Changes only (as :class:`ReduceObservation`): after ``observe_changes_only()``,
+    ``current`` and ``ranks`` may be left empty; the suite reads ``added`` and ``removed``."""
+
     current: frozenset[Value]
     added: frozenset[Value]
     removed: frozenset[Value]

@@ -7,9 +7,22 @@ subprocess speaking the protocol). The paper's algorithm handles a change in tim
 the change, not on what is stored (DD-CLAIM-RULE-*); an engine whose step time grows with the
 stored size is a cost failure, whatever its counters say.
 
-Only the ``zset`` area is probed, where an observation is the output delta, as small as the
-change, while a reduce or fixpoint observation carries the whole view or live set, so its step
-time grows with the data by the protocol's own doing. The probes go through the linear operators
+In the ``zset`` area an observation is the output delta, as small as the change; a reduce or
+fixpoint observation carries the whole view or live set, so its step time grows with the data by
+the protocol's own doing, unless the engine declares the feature ``changes-only``: then the probes
+of those areas ask for changes-only observations (``"setup": {"observe": "changes"}``, see
+:func:`conformance.driver.changes_only`), each step answering the keys whose accumulator changed
+or the elements added and removed. An engine that does not declare it is not probed there (its
+results say "not declared", not a pass). The reduce probe loads ``n`` keys of one value each and
+changes one key per step, an existing one or a fresh one (SKIP-THM-3: an update costs the delta,
+and the collection and view are persistent, SKIP-DEC-PERSISTENT-VIEW); the fixpoint probe builds
+a binary tree of ``n`` edges from one root and adds or removes one edge from a leaf to a fresh
+node per step, far from the rest of the graph (FIX-CLAIM-COMPLEXITY: the cost of the affected
+region, the state persistent, FIX-DEC-PERSISTENT-STATE). In process, their ``apply`` calls are
+timed (the ``load`` or ``make`` is not). A whole search of the graph per step is cheap, about
+0.14 µs an edge in Python, so from 100 to 10^4 edges it measures ×14, near the threshold: a
+recomputing engine is told apart surely from about 3 × 10^4 edges (the tests' sizes for it).
+The ``zset`` probes go through the linear operators
 (``map``, ``filter``, ``plus``, ``negate``: a change passes through) and through ``distinct``,
 ``join`` and ``reduce``, which read the trace of what came before: by the key of the change, in
 the paper's algorithm, and in the reference's (DD-DEC-PERSISTENT-TRACES: each input's trace
@@ -44,7 +57,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from conformance import driver
 from conformance.adapters import Backend
@@ -60,6 +73,9 @@ NOISE_FLOOR = 1e-4
 ATTEMPTS = 2
 
 
+CHANGES_ONLY = "changes-only"
+
+
 @dataclass(frozen=True)
 class Probe:
     """A program over one input ``a`` of integers: load ``n`` of them, then add one per step."""
@@ -67,6 +83,12 @@ class Probe:
     name: str
     program: dict[str, Any]
     claim: str
+    area: ClassVar[str] = "zset"
+    #: the engine method a change is, and how many calls of it load the data (not timed)
+    method: ClassVar[str] = "step"
+    loads: ClassVar[int] = 1
+    #: a feature the engine must declare to be probed (else: "not declared")
+    feature: ClassVar[str] = ""
 
     def case(self, n: int, steps: int) -> Case:
         load = {"op": "step", "inputs": {"a": [[i, 1] for i in range(n)]}, "expect": {}}
@@ -102,6 +124,70 @@ PROBES = (
 )
 
 
+def _changes_case(area: str, name: str, n: int, steps: int, load: list[dict[str, Any]],
+                  changes: list[dict[str, Any]]) -> Case:
+    return Case.from_json({
+        "id": f"{area}.scaling-{name}-{n}-{steps}", "area": area, "level": "should",
+        "description": f"scaling probe {name}", "cites": [], "features": [CHANGES_ONLY], "source": "generated",
+        "setup": {"observe": "changes"},
+        "steps": [*load, *({**c, "expect": {}} for c in changes)]})
+
+
+@dataclass(frozen=True)
+class ReduceProbe:
+    """``sum`` over ``n`` keys of one value each, then one value added per step: to an existing
+    key (its accumulator changes) and to a fresh key (it enters the view), in turn."""
+
+    name: str
+    claim: str
+    area: ClassVar[str] = "reduce"
+    method: ClassVar[str] = "apply"
+    loads: ClassVar[int] = 0
+    feature: ClassVar[str] = CHANGES_ONLY
+
+    def case(self, n: int, steps: int) -> Case:
+        load: list[dict[str, Any]] = [
+            {"op": "declare", "reducer": "sum", "params": {}, "expect": {}},
+            {"op": "load", "collection": [[i, [1]] for i in range(n)], "expect": {}}]
+        changes: list[dict[str, Any]] = [
+            {"op": "apply", "plus": [[i % n if i % 2 == 0 else n + i, [1]]], "minus": []} for i in range(steps)]
+        return _changes_case(self.area, self.name, n, steps, load, changes)
+
+
+@dataclass(frozen=True)
+class FixpointProbe:
+    """Reachability from root 0 over a binary tree of ``n`` edges (``(i - 1) // 2 -> i``: no
+    node of high degree, depth log n), then per step an edge from leaf ``n`` to a fresh node
+    added (one element enters) and removed again (it leaves)."""
+
+    name: str
+    claim: str
+    area: ClassVar[str] = "fixpoint"
+    method: ClassVar[str] = "apply"
+    loads: ClassVar[int] = 0
+    feature: ClassVar[str] = CHANGES_ONLY
+
+    def case(self, n: int, steps: int) -> Case:
+        load = [{"op": "make", "roots": [0], "edges": [[(i - 1) // 2, i] for i in range(1, n + 1)], "expect": {}}]
+        changes: list[dict[str, Any]] = [
+            {"op": "apply", ("add_edges" if i % 2 == 0 else "remove_edges"): [[n, n + 1 + i // 2]]}
+            for i in range(steps)]
+        return _changes_case(self.area, self.name, n, steps, load, changes)
+
+
+AnyProbe = Probe | ReduceProbe | FixpointProbe
+
+#: the probes of the areas observed by changes only (the engine must declare ``changes-only``)
+CHANGES_PROBES: tuple[AnyProbe, ...] = (
+    ReduceProbe("reduce-sum", "an update costs the delta's keys, not the view: O(|Δ⁻(k)| + |Δ⁺(k)|) "
+                              "(SKIP-THM-3; SKIP-DEC-PERSISTENT-VIEW)"),
+    FixpointProbe("reach-edge", "an edge update costs the affected region, not the graph "
+                                "(FIX-CLAIM-COMPLEXITY; FIX-DEC-PERSISTENT-STATE)"),
+)
+#: every probe, in the order they run
+ALL_PROBES: tuple[AnyProbe, ...] = (*PROBES, *CHANGES_PROBES)
+
+
 @dataclass(frozen=True)
 class Timing:
     size: int
@@ -115,10 +201,11 @@ class Timing:
 
 @dataclass(frozen=True)
 class ProbeResult:
-    probe: Probe
+    probe: AnyProbe
     timings: tuple[Timing, ...]
     threshold: float
     problem: str = ""  # the engine errored or declined: no verdict
+    undeclared: str = ""  # the feature the probe needs, which the engine does not declare: not probed
 
     @property
     def growth(self) -> float:
@@ -126,44 +213,53 @@ class ProbeResult:
 
     @property
     def passed(self) -> bool:
-        return not self.problem and self.growth <= self.threshold
+        return not self.problem and not self.undeclared and self.growth <= self.threshold
 
 
-class _TimedZSet:
-    """An engine's ``zset`` engine with each ``step`` call timed (the engine is not asked)."""
+class _TimedEngine:
+    """An engine with each call of one method timed (the engine is not asked); its other
+    methods, optional ones included, are the engine's own."""
 
-    def __init__(self, engine: Any, times: list[float]) -> None:
-        self.engine, self.times = engine, times
+    def __init__(self, engine: Any, method: str, times: list[float]) -> None:
+        self.engine, self.method, self.times = engine, method, times
 
-    def build(self, program: Any) -> None:
-        self.engine.build(program)
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self.engine, name)
+        if name != self.method:
+            return attr
 
-    def step(self, inputs: Any) -> Any:
-        start = time.perf_counter()
-        out = self.engine.step(inputs)
-        self.times.append(time.perf_counter() - start)
-        return out
+        def timed(*args: Any) -> Any:
+            start = time.perf_counter()
+            out = attr(*args)
+            self.times.append(time.perf_counter() - start)
+            return out
+
+        return timed
 
 
 class _Timed:
-    """An in-process implementation whose zset steps are timed one by one."""
+    """An in-process implementation whose engine of the probe's area has its changes timed one
+    by one (the other areas' engines are not offered)."""
 
-    def __init__(self, impl: Implementation) -> None:
-        self.impl = impl
+    def __init__(self, impl: Implementation, probe: AnyProbe) -> None:
+        self.impl, self.probe = impl, probe
         self.times: list[float] = []
 
     def handshake(self) -> Any:
         return self.impl.handshake()
 
+    def _engine(self, area: str) -> Any:
+        engine = driver.engine_for(self.impl, area) if area == self.probe.area else None
+        return None if engine is None else _TimedEngine(engine, self.probe.method, self.times)
+
     def zset_engine(self) -> Any:
-        engine = self.impl.zset_engine()
-        return None if engine is None else _TimedZSet(engine, self.times)
+        return self._engine("zset")
 
-    def reduce_engine(self) -> None:
-        return None
+    def reduce_engine(self) -> Any:
+        return self._engine("reduce")
 
-    def fixpoint_engine(self) -> None:
-        return None
+    def fixpoint_engine(self) -> Any:
+        return self._engine("fixpoint")
 
     def stream_engine(self) -> None:
         return None
@@ -188,11 +284,12 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _step_in_process(impl: Implementation, case: Case) -> tuple[float, str]:
-    timed = _Timed(impl)
+def _step_in_process(impl: Implementation, probe: AnyProbe, case: Case) -> tuple[float, str]:
+    timed = _Timed(impl, probe)
     with _collector_paused():
         problem = _problem([driver.run_case(timed, case)])
-    return statistics.median(timed.times[1:]) if len(timed.times) > 1 else 0.0, problem
+    changes = timed.times[probe.loads:]
+    return statistics.median(changes) if changes else 0.0, problem
 
 
 def _seconds(backend: Backend, case: Case) -> tuple[float, str]:
@@ -203,7 +300,7 @@ def _seconds(backend: Backend, case: Case) -> tuple[float, str]:
     return elapsed, _problem(results)
 
 
-def _step_from_cases(backend: Backend, probe: Probe, n: int, steps: int, repeats: int) -> tuple[Timing, str]:
+def _step_from_cases(backend: Backend, probe: AnyProbe, n: int, steps: int, repeats: int) -> tuple[Timing, str]:
     """A step's time from whole cases, and its resolution: the spread of the case times per step."""
     full, base = [], []
     for _ in range(repeats):
@@ -218,12 +315,12 @@ def _step_from_cases(backend: Backend, probe: Probe, n: int, steps: int, repeats
     return Timing(n, step, spread), ""
 
 
-def _measure(backend: Backend, probe: Probe, sizes: Sequence[int], steps: int, repeats: int,
+def _measure(backend: Backend, probe: AnyProbe, sizes: Sequence[int], steps: int, repeats: int,
              threshold: float) -> ProbeResult:
     timings: list[Timing] = []
     for n in sizes:
         if isinstance(backend, InProcess):
-            runs = [_step_in_process(backend.impl, probe.case(n, steps)) for _ in range(repeats)]
+            runs = [_step_in_process(backend.impl, probe, probe.case(n, steps)) for _ in range(repeats)]
             timing, problem = Timing(n, statistics.median(t for t, _ in runs)), next((p for _, p in runs if p), "")
         else:
             timing, problem = _step_from_cases(backend, probe, n, steps, repeats)
@@ -233,7 +330,7 @@ def _measure(backend: Backend, probe: Probe, sizes: Sequence[int], steps: int, r
     return ProbeResult(probe, tuple(timings), threshold)
 
 
-def run_probe(backend: Backend, probe: Probe, sizes: Sequence[int] = SIZES, steps: int = 20,
+def run_probe(backend: Backend, probe: AnyProbe, sizes: Sequence[int] = SIZES, steps: int = 20,
               repeats: int = 3, threshold: float = THRESHOLD, attempts: int = ATTEMPTS) -> ProbeResult:
     """The probe measured; a cost failure is measured again, up to ``attempts`` times in all,
     and stands only if every measurement fails (the least growth is reported): a step whose
@@ -250,22 +347,38 @@ def run_probe(backend: Backend, probe: Probe, sizes: Sequence[int] = SIZES, step
 
 def run_probes(backend: Backend, sizes: Sequence[int] = SIZES, steps: int = 20, repeats: int = 3,
                threshold: float = THRESHOLD, progress: Callable[[str], None] | None = None,
-               probes: Sequence[Probe] = PROBES) -> list[ProbeResult]:
-    """``probes`` (default: every one) against ``backend``; none for an engine without the zset area."""
-    if "zset" not in backend.handshake().areas:
-        return []
+               probes: Sequence[AnyProbe] = ALL_PROBES) -> list[ProbeResult]:
+    """``probes`` (default: every one) against ``backend``: none of an area the engine does not
+    serve; a probe needing a feature it does not declare is reported so, unmeasured."""
+    hs = backend.handshake()
     results = []
     for probe in probes:
+        if probe.area not in hs.areas:
+            continue
+        if probe.feature and probe.feature not in hs.features:
+            results.append(ProbeResult(probe, (), threshold, undeclared=probe.feature))
+            continue
         if progress:
             progress(probe.name)
         results.append(run_probe(backend, probe, sizes, steps, repeats, threshold))
     return results
 
 
+def _verdict(r: ProbeResult) -> str:
+    if r.undeclared:
+        return f"not declared: the engine does not declare {r.undeclared}, so it is not probed"
+    if r.problem:
+        return f"not judged: {r.problem}"
+    return f"{'ok' if r.passed else 'COST FAIL'}: ×{r.growth:.1f}"
+
+
 def report(results: Sequence[ProbeResult]) -> str:
     if not results:
-        return "scaling probes: none (the implementation does not declare the zset area)\n"
-    lines = ["scaling probes (zset): median step time as the stored collection grows; "
+        return ("scaling probes: none (the implementation declares none of the probed areas: "
+                f"{', '.join(dict.fromkeys(p.area for p in ALL_PROBES))})\n")
+    areas = ", ".join(dict.fromkeys(r.probe.area for r in results))
+    lines = [f"scaling probes ({areas}): median step time as the stored data grows "
+             f"(reduce and fixpoint: observations of the changes only, the feature {CHANGES_ONLY}); "
              f"a growth above ×{results[0].threshold:g} from the smallest to the largest size fails "
              f"(step times under {NOISE_FLOOR * 1e3:g} ms, or under the spread of the timings, count as that)",
              ""]
@@ -273,7 +386,6 @@ def report(results: Sequence[ProbeResult]) -> str:
         sizes = ", ".join(f"n={t.size}: {t.step_seconds * 1e3:.3f} ms"
                           + (f" (spread {t.resolution * 1e3:.3f} ms)" if t.resolution > NOISE_FLOOR else "")
                           for t in r.timings)
-        verdict = (f"not judged: {r.problem}" if r.problem
-                   else f"{'ok' if r.passed else 'COST FAIL'}: ×{r.growth:.1f}")
-        lines.append(f"  {r.probe.name:<11} {verdict}  ({sizes}; claim: {r.probe.claim})")
+        measured = f"{sizes}; " if sizes else ""
+        lines.append(f"  {r.probe.name:<11} {_verdict(r)}  ({measured}claim: {r.probe.claim})")
     return "\n".join(lines) + "\n"

@@ -14,8 +14,17 @@ from reference.fixpoint.managed import Change, ManagedFixpoint, Update
 class ReferenceFixpointEngine:
     def __init__(self) -> None:
         self.fp = ManagedFixpoint.empty()
+        self.only_changes = False  # observations without the live set (the feature changes-only)
+
+    def observe_changes_only(self) -> None:
+        """Observations carry the added and removed elements only: the live set and the ranks
+        are built whole when read (FIX-DEC-PERSISTENT-STATE), so a step then costs its update."""
+        self.only_changes = True
 
     def _observe(self, update: Update) -> FixpointObservation:
+        if self.only_changes:
+            return FixpointObservation(current=frozenset(), added=update.added, removed=update.removed,
+                                       work=update.work.as_mapping())
         return FixpointObservation(current=self.fp.current, added=update.added, removed=update.removed,
                                    ranks=dict(self.fp.ranks), work=update.work.as_mapping())
 

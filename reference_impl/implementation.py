@@ -50,6 +50,7 @@ class ReferenceReduceEngine:
         self.C: Mapping[Any, Multiset] = {}
         self.view: dict[Any, Any] = {}
         self.calls = 0
+        self.only_changes = False  # observations without the view (the feature changes-only)
 
     # --- hooks (one per place a real engine can go wrong) ----------------------
 
@@ -79,6 +80,10 @@ class ReferenceReduceEngine:
 
     # --- the ReduceEngine protocol -------------------------------------------------
 
+    def observe_changes_only(self) -> None:
+        """Observations carry the changes only: a step then costs its keys, not the view."""
+        self.only_changes = True
+
     def declare(self, reducer: str, params: Mapping[str, Any]) -> None:
         try:
             self.R = reducers.build(reducer, params)
@@ -102,7 +107,7 @@ class ReferenceReduceEngine:
         )
         C2 = self.next_collection(delta)
         R = self._reducer()
-        old = dict(self.view)
+        old = {k: self.view[k] for k in delta.keys() if k in self.view}  # what _observe compares
         for k in delta.keys():
             if self.leaves_view(k, C2):
                 self.view.pop(k, None)
@@ -141,7 +146,7 @@ class ReferenceReduceEngine:
                 changes[k] = None
         work = {"reducer_calls": self.calls, "keys_touched": len(touched)}
         self.calls = 0
-        return ReduceObservation(view=dict(self.view), changes=changes, work=work)
+        return ReduceObservation(view={} if self.only_changes else dict(self.view), changes=changes, work=work)
 
 
 class ReferenceImplementation:

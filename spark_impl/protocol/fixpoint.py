@@ -1,7 +1,8 @@
 """The ``fixpoint`` area: :class:`conformance.protocols.FixpointEngine` on Spark.
 
 Elements travel as canonical JSON text. Observations are read back from
-Spark: the live set with its ranks, and the update's added/removed elements.
+Spark: the live set with its ranks, and the update's added/removed elements
+(only these when the case asks for changes only, the feature ``changes-only``).
 """
 
 from __future__ import annotations
@@ -33,6 +34,12 @@ class SparkFixpointEngine:
     def __init__(self, spark: SparkSession) -> None:
         self.spark = spark
         self.engine = IncrementalReachability(spark, "string")
+        self.only_changes = False  # observations without the live set (the feature changes-only)
+
+    def observe_changes_only(self) -> None:
+        """Observations carry the added and removed elements only: the live set and its ranks
+        are then not collected from Spark at each step."""
+        self.only_changes = True
 
     def _nodes(self, nodes: Iterable[Value]) -> DataFrame:
         return self.spark.createDataFrame([(encode(n),) for n in nodes], "node string")
@@ -41,6 +48,9 @@ class SparkFixpointEngine:
         return self.spark.createDataFrame(_pairs(edges), "src string, dst string")
 
     def _observe(self, added: set[Any], removed: set[Any], work: Work) -> FixpointObservation:
+        if self.only_changes:
+            return FixpointObservation(current=frozenset(), added=frozenset(decode(n) for n in added),
+                                       removed=frozenset(decode(n) for n in removed), work=work.as_mapping())
         live = self.engine.live.collect_rows()
         ranks = {decode(node): int(rank) for (node, rank), w in live.items() if w > 0}
         return FixpointObservation(

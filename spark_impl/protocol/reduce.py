@@ -7,7 +7,8 @@ A ``load`` replaces the collection, so it starts a fresh stream whose first
 micro-batch is the collection. Keys travel as canonical JSON text; values as
 integers (``decimal(38,0)``) for the numeric reducers, else as JSON text. The
 adapter collects one step's changes and the (small) view: what an observation
-needs, nothing more.
+needs, nothing more; asked for changes only (the feature ``changes-only``), an
+``apply`` collects its changes alone.
 """
 
 from __future__ import annotations
@@ -56,6 +57,12 @@ class SparkReduceEngine:
         self.runner: ViewRunner | None = None
         self.view: dict[Value, Value] = {}
         self._changes: dict[Value, Value | None] = {}
+        self.only_changes = False  # observations without the view (the feature changes-only)
+
+    def observe_changes_only(self) -> None:
+        """Observations carry the changes only: an ``apply`` then keeps the driver's copy of
+        the view by its changes instead of reading the whole view back from Spark."""
+        self.only_changes = True
 
     def declare(self, reducer: str, params: Mapping[str, Value]) -> None:
         try:
@@ -121,11 +128,19 @@ class SparkReduceEngine:
         self._changes = {decode(row["key"]): self.accumulator(row["accumulator"])
                          if row["present"] else None for row in changes.collect()}
 
-    def _observe(self, runner: ViewRunner, rows: list[tuple[Any, ...]]) -> ReduceObservation:
+    def _observe(self, runner: ViewRunner, rows: list[tuple[Any, ...]],
+                 whole_view: bool = True) -> ReduceObservation:
         self._changes = {}
         self.step(runner, rows)
-        self.view = self.read_view(runner)
-        return ReduceObservation(view=dict(self.view), changes=dict(self._changes),
+        if whole_view:
+            self.view = self.read_view(runner)
+        else:  # changes only: the view kept by the step's changes, O(|changes|)
+            for k, accumulator in self._changes.items():
+                if accumulator is None:
+                    self.view.pop(k, None)
+                else:
+                    self.view[k] = accumulator
+        return ReduceObservation(view=dict(self.view) if whole_view else {}, changes=dict(self._changes),
                                  work=dict(runner.work.get(None, {})))
 
     def load(self, collection: Mapping[Value, Sequence[Value]]) -> ReduceObservation:
@@ -143,7 +158,8 @@ class SparkReduceEngine:
               minus: Mapping[Value, Sequence[Value]]) -> ReduceObservation:
         if self.runner is None:
             self.runner = self.new_runner(self._collect)
-        return self._observe(self.runner, self.rows(plus, 1) + self.rows(minus, -1))
+        return self._observe(self.runner, self.rows(plus, 1) + self.rows(minus, -1),
+                             whole_view=not self.only_changes)
 
     def close(self) -> None:
         if self.runner is not None:

@@ -8,12 +8,21 @@ from typing import Any
 
 import pytest
 
-from conformance import conform, scaling
+from conformance import conform, driver, reducers, scaling
 from conformance.adapters.in_process import InProcess
 from conformance.cases_model import Case
 from conformance.implementations import resolve
-from conformance.protocols import CaseResult, EngineError, Handshake, WeightedRows
+from conformance.protocols import (
+    CaseResult,
+    EngineError,
+    FixpointChange,
+    FixpointObservation,
+    Handshake,
+    ReduceObservation,
+    WeightedRows,
+)
 from reference.algebra import ZSet
+from reference.algebra.multiset import Multiset
 from reference.differential.dataflow import (
     evaluate,
     initial_state,
@@ -21,6 +30,7 @@ from reference.differential.dataflow import (
     zset_from_rows,
     zset_to_rows,
 )
+from reference.reduce import fold
 from tests.differential.test_persistent_traces import whole_trace_step
 
 
@@ -102,7 +112,7 @@ SIZES = (100, 1_000, 10_000)
 
 @pytest.mark.serial
 def test_the_reference_passes_and_a_recomputing_engine_fails_in_process() -> None:
-    reference = scaling.run_probes(InProcess(resolve("reference")), SIZES)
+    reference = scaling.run_probes(InProcess(resolve("reference")), SIZES, probes=scaling.PROBES)
     assert reference and all(r.passed for r in reference), scaling.report(reference)
     recomputing = scaling.run_probes(InProcess(Recomputing()), SIZES)
     assert recomputing and not any(r.passed for r in recomputing), scaling.report(recomputing)
@@ -172,7 +182,8 @@ def test_a_cost_failure_stands_only_if_measuring_again_fails_too(monkeypatch: py
 
 @pytest.mark.serial
 def test_timed_from_whole_cases_the_verdicts_are_the_same() -> None:
-    reference = scaling.run_probes(CasesOnly(InProcess(resolve("reference"))), SIZES, steps=100)
+    reference = scaling.run_probes(CasesOnly(InProcess(resolve("reference"))), SIZES, steps=100,
+                                   probes=scaling.PROBES)
     assert all(r.passed for r in reference), scaling.report(reference)
     recomputing = scaling.run_probes(CasesOnly(InProcess(Recomputing())), SIZES, steps=100)
     assert not any(r.passed for r in recomputing), scaling.report(recomputing)
@@ -194,7 +205,7 @@ class RefusingImpl(Recomputing):
 
 
 def test_an_engine_without_the_zset_area_is_not_probed_and_a_refusing_one_is_not_judged() -> None:
-    assert scaling.run_probes(InProcess(ReduceOnly()), SIZES) == []
+    assert scaling.run_probes(InProcess(ReduceOnly()), SIZES, probes=scaling.PROBES) == []
     assert "none" in scaling.report([])
     refused = scaling.run_probes(InProcess(RefusingImpl()), SIZES)
     assert refused and all(r.problem == "size 100: error unsupported" and not r.passed for r in refused)
@@ -205,5 +216,160 @@ def test_an_engine_without_the_zset_area_is_not_probed_and_a_refusing_one_is_not
 def test_the_command_line_flag_runs_the_probes(capsys: pytest.CaptureFixture[str]) -> None:
     assert conform.main(["--impl", "reference", "--scaling", "--no-progress"]) == 0
     out = capsys.readouterr().out
-    assert "scaling probes (zset)" in out and "COST FAIL" not in out
-    assert all(f"  {p.name:<11} ok" in out for p in scaling.PROBES) and len(scaling.PROBES) == 5
+    assert "scaling probes (zset, reduce, fixpoint)" in out and "COST FAIL" not in out
+    assert all(f"  {p.name:<11} ok" in out for p in scaling.ALL_PROBES) and len(scaling.ALL_PROBES) == 7
+
+
+# --- reduce and fixpoint: changes-only observations ------------------------------------------
+
+
+class RecomputingReduce:
+    """Right changes, the view recomputed from the whole collection at each step (each key
+    folded again) and compared with the previous one: O(stored data) per step, though it
+    answers the changes only."""
+
+    def __init__(self) -> None:
+        self.reducer: Any = None
+        self.collection: dict[Any, list[Any]] = {}
+        self.view: dict[Any, Any] = {}
+
+    def observe_changes_only(self) -> None:
+        pass
+
+    def declare(self, reducer: str, params: Mapping[str, Any]) -> None:
+        self.reducer = reducers.build(reducer, params)
+
+    def _recompute(self) -> ReduceObservation:
+        R = self.reducer
+        view = {k: fold(R.add, R.initial, Multiset.from_iterable(vs)) for k, vs in self.collection.items() if vs}
+        changes = {k: view.get(k) for k in view.keys() | self.view.keys() if view.get(k) != self.view.get(k)}
+        self.view = view
+        return ReduceObservation(view={}, changes=changes)
+
+    def load(self, collection: Mapping[Any, Sequence[Any]]) -> ReduceObservation:
+        self.collection = {k: list(vs) for k, vs in collection.items()}
+        return self._recompute()
+
+    def apply(self, plus: Mapping[Any, Sequence[Any]], minus: Mapping[Any, Sequence[Any]]) -> ReduceObservation:
+        for k, vs in plus.items():
+            self.collection.setdefault(k, []).extend(vs)
+        for k, vs in minus.items():
+            for v in vs:
+                self.collection[k].remove(v)
+        return self._recompute()
+
+
+class RecomputingFixpoint:
+    """Right added and removed elements, the live set found again from the roots at each step
+    and compared with the previous one: O(graph) per step."""
+
+    def __init__(self) -> None:
+        self.roots: set[Any] = set()
+        self.edges: dict[Any, set[Any]] = {}
+        self.live: frozenset[Any] = frozenset()
+
+    def observe_changes_only(self) -> None:
+        pass
+
+    def _recompute(self) -> FixpointObservation:
+        live, todo = set(self.roots), list(self.roots)
+        while todo:
+            for v in self.edges.get(todo.pop(), ()):
+                if v not in live:
+                    live.add(v)
+                    todo.append(v)
+        old, self.live = self.live, frozenset(live)
+        return FixpointObservation(frozenset(), self.live - old, old - self.live)
+
+    def make(self, roots: Sequence[Any], edges: Sequence[tuple[Any, Any]]) -> FixpointObservation:
+        return self.apply(FixpointChange(add_roots=tuple(roots), add_edges=tuple(edges)))
+
+    def apply(self, change: FixpointChange) -> FixpointObservation:
+        self.roots = (self.roots - set(change.remove_roots)) | set(change.add_roots)
+        for u, v in change.remove_edges:
+            self.edges.get(u, set()).discard(v)
+        for u, v in change.add_edges:
+            self.edges.setdefault(u, set()).add(v)
+        return self._recompute()
+
+
+class RecomputingViews(Recomputing):
+    """Reduce and fixpoint engines that recompute, declaring changes-only observations."""
+
+    def __init__(self, features: tuple[str, ...] = (scaling.CHANGES_ONLY,)) -> None:
+        self.features = features
+
+    def handshake(self) -> Handshake:
+        return Handshake("recomputing-views", "0", areas=("reduce", "fixpoint"), features=self.features)
+
+    def reduce_engine(self) -> RecomputingReduce:  # type: ignore[override]
+        return RecomputingReduce()
+
+    def fixpoint_engine(self) -> RecomputingFixpoint:  # type: ignore[override]
+        return RecomputingFixpoint()
+
+
+#: a breadth-first search of 10^4 edges takes about 1.4 ms, x14 the noise floor at 100 edges:
+#: too near the threshold, so the fixpoint probe runs here from 300 to 3 x 10^4 edges (x140 measured)
+FIXPOINT_SIZES = (300, 3_000, 30_000)
+
+
+def _passes_the_reference_and_fails_a_recomputing_engine(probe: scaling.AnyProbe, sizes: tuple[int, ...]) -> None:
+    reference = scaling.run_probes(InProcess(resolve("reference")), sizes, probes=[probe])
+    assert [r.probe for r in reference] == [probe]
+    assert reference[0].passed, scaling.report(reference)
+    recomputing = scaling.run_probes(InProcess(RecomputingViews()), sizes, probes=[probe])
+    assert [r.probe for r in recomputing] == [probe]
+    assert not recomputing[0].passed and not recomputing[0].problem, scaling.report(recomputing)
+
+
+@pytest.mark.serial
+@pytest.mark.spec("SKIP-THM-3", evidence="example")
+def test_the_reduce_probe_passes_the_reference_and_fails_a_recomputing_engine() -> None:
+    """With changes-only observations a reduce step of the reference costs its delta
+    (SKIP-THM-3): its step time stays flat from 100 to 10^4 keys (x0.2 measured), while an
+    engine that folds every key again and answers the difference (right changes, changes only)
+    grows with them (x140 measured) and fails."""
+    _passes_the_reference_and_fails_a_recomputing_engine(scaling.CHANGES_PROBES[0], SIZES)
+
+
+@pytest.mark.serial
+@pytest.mark.spec("FIX-CLAIM-COMPLEXITY", evidence="example")
+def test_the_fixpoint_probe_passes_the_reference_and_fails_a_recomputing_engine() -> None:
+    """With changes-only observations a fixpoint step of the reference costs the affected
+    region (FIX-CLAIM-COMPLEXITY): its step time stays flat from 300 to 3 x 10^4 edges (x0.3
+    measured), while an engine that searches the live set again from the roots and answers the
+    difference grows with them (x140 measured) and fails."""
+    _passes_the_reference_and_fails_a_recomputing_engine(scaling.CHANGES_PROBES[1], FIXPOINT_SIZES)
+
+
+def test_an_engine_not_declaring_changes_only_is_not_probed_in_reduce_and_fixpoint() -> None:
+    results = scaling.run_probes(InProcess(RecomputingViews(features=())), SIZES)
+    assert [r.probe.name for r in results] == [p.name for p in scaling.CHANGES_PROBES]
+    assert all(r.undeclared == scaling.CHANGES_ONLY and not r.passed and not r.timings for r in results)
+    assert scaling.report(results).count("not declared: the engine does not declare changes-only") == 2
+
+
+@pytest.mark.parametrize("probe", scaling.CHANGES_PROBES, ids=lambda p: p.name)
+def test_a_changes_only_case_observes_the_changes_of_the_full_observation(probe: scaling.AnyProbe) -> None:
+    """The same probe case on the reference, asked for changes only and not: each step's
+    observation is the full one without the view, the live set and the ranks."""
+    case = probe.case(5, 4)
+    full = Case.from_json({**case.to_json(), "features": [], "setup": {}})
+    changes_only = driver.run_case(resolve("reference"), case).observations
+    everything = driver.run_case(resolve("reference"), full).observations
+    hidden = {"view", "current", "ranks"}
+    assert any(hidden & o.keys() for o in everything)
+    assert list(changes_only) == [{k: v for k, v in o.items() if k not in hidden} for o in everything]
+
+
+def undeclared_views() -> RecomputingViews:
+    """Reduce and fixpoint engines whose handshake does not declare changes-only."""
+    return RecomputingViews(features=())
+
+
+def test_the_command_line_says_not_declared_and_fails_nothing_for_an_undeclared_engine(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert conform.main(["--impl", f"{__name__}:undeclared_views", "--scaling", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert all(f"  {p.name:<11} not declared" in out for p in scaling.CHANGES_PROBES), out

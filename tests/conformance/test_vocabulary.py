@@ -22,8 +22,9 @@ from reference.streams.named import describe, names
 def test_every_case_feature_is_listed_and_every_listed_feature_is_used() -> None:
     used = {f for case in load_cases() for f in case.features}
     assert used <= set(vocabulary.features())
-    # work-counters is declared by engines (cost columns), never needed by a case
-    assert set(vocabulary.features()) - used == {"work-counters"}
+    # work-counters and changes-only are declared by engines (for the cost columns and the
+    # scaling probes), never needed by a case file
+    assert set(vocabulary.features()) - used == {"work-counters", "changes-only"}
 
 
 def test_the_loader_refuses_a_feature_not_in_the_list(tmp_path: Path) -> None:
