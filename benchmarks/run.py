@@ -93,6 +93,18 @@ REACH_ENGINES = ["spark-fixpoint", "spark-zset", "spark-recompute", "pathway-ite
                  "oracle-incremental", "oracle-naive"]
 
 
+#: settings that are paths of the machine that ran, not of the run: never written to results
+MACHINE_PATHS = ("spark.sql.warehouse.dir",)
+
+
+def recorded_conf(conf: list[tuple[str, str]]) -> dict[str, str]:
+    """The Spark settings a results file records: the SQL ones and the master's and memories,
+    without the machine's paths (:data:`MACHINE_PATHS`)."""
+    return {k: v for k, v in conf
+            if (k.startswith("spark.sql") or k in ("spark.master", "spark.driver.memory", "spark.executor.memory"))
+            and k not in MACHINE_PATHS}
+
+
 def _log(line: str) -> None:
     print(line, flush=True)
 
@@ -308,10 +320,7 @@ def main(argv: list[str] | None = None) -> int:
                    "complete": complete, "elapsed_s": time.perf_counter() - started,
                    "load_average_end": load_average(),
                    "params": {"preset": preset_name, **preset.__dict__, "driver_memory": args.driver_memory,
-                              "spark_conf": {k: v for k, v in spark.sparkContext.getConf().getAll()
-                                             if k.startswith("spark.sql")
-                                             or k in ("spark.master", "spark.driver.memory",
-                                                      "spark.executor.memory")}},
+                              "spark_conf": recorded_conf(spark.sparkContext.getConf().getAll())},
                    "runs": runner.runs}
         with open(path, "w") as out:
             json.dump(results, out, indent=1)

@@ -106,3 +106,22 @@ def test_the_page_links_its_plots_relative_to_itself(results: dict[str, Any], tm
     link = re.search(r"!\[reduce\]\(([^)]+)\)", text)
     assert link and link.group(1) == "../benchmarks/results/tiny-reduce.png"
     assert (page.parent / link.group(1)).resolve() == (tmp_path / "benchmarks" / "results" / "tiny-reduce.png")
+
+
+def test_results_files_record_no_path_of_the_machine_that_ran() -> None:
+    """A results file records the run's Spark settings, not the machine's paths: the warehouse
+    folder (an absolute path where the benchmark ran) is left out, and no shipped results file
+    holds one."""
+    import json
+    from pathlib import Path
+
+    from benchmarks.run import recorded_conf
+
+    conf = [("spark.sql.shuffle.partitions", "2"), ("spark.master", "local[2]"),
+            ("spark.sql.warehouse.dir", "file:/somewhere/spark-warehouse"), ("spark.app.name", "x")]
+    assert recorded_conf(conf) == {"spark.sql.shuffle.partitions": "2", "spark.master": "local[2]"}
+    results = sorted((Path(__file__).resolve().parents[2] / "benchmarks" / "results").glob("*.json"))
+    assert results
+    for path in results:
+        recorded = json.loads(path.read_text()).get("params", {}).get("spark_conf", {})
+        assert "spark.sql.warehouse.dir" not in recorded, path.name
