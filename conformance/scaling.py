@@ -134,16 +134,24 @@ def _changes_case(area: str, name: str, n: int, steps: int, load: list[dict[str,
 
 
 @dataclass(frozen=True)
-class ReduceProbe:
-    """``sum`` over ``n`` keys of one value each, then one value added per step: to an existing
-    key (its accumulator changes) and to a fresh key (it enters the view), in turn."""
+class _ChangesProbe:
+    """A probe of an area observed by its changes (the feature ``changes-only``): each ``apply``
+    step timed, the load before them not."""
 
     name: str
     claim: str
-    area: ClassVar[str] = "reduce"
+    area: ClassVar[str]
     method: ClassVar[str] = "apply"
     loads: ClassVar[int] = 0
     feature: ClassVar[str] = CHANGES_ONLY
+
+
+@dataclass(frozen=True)
+class ReduceProbe(_ChangesProbe):
+    """``sum`` over ``n`` keys of one value each, then one value added per step: to an existing
+    key (its accumulator changes) and to a fresh key (it enters the view), in turn."""
+
+    area: ClassVar[str] = "reduce"
 
     def case(self, n: int, steps: int) -> Case:
         load: list[dict[str, Any]] = [
@@ -155,17 +163,12 @@ class ReduceProbe:
 
 
 @dataclass(frozen=True)
-class FixpointProbe:
+class FixpointProbe(_ChangesProbe):
     """Reachability from root 0 over a binary tree of ``n`` edges (``(i - 1) // 2 -> i``: no
     node of high degree, depth log n), then per step an edge from leaf ``n`` to a fresh node
     added (one element enters) and removed again (it leaves)."""
 
-    name: str
-    claim: str
     area: ClassVar[str] = "fixpoint"
-    method: ClassVar[str] = "apply"
-    loads: ClassVar[int] = 0
-    feature: ClassVar[str] = CHANGES_ONLY
 
     def case(self, n: int, steps: int) -> Case:
         load = [{"op": "make", "roots": [0], "edges": [[(i - 1) // 2, i] for i in range(1, n + 1)], "expect": {}}]
