@@ -5,7 +5,8 @@ arguments of an engine method of :mod:`conformance.protocols`) and the
 engine's answer is encoded once (:func:`encode`: the protocol's result as a
 wire observation), whichever way the case runs:
 
-- :func:`run_case`: on a fresh per-area engine, one operation after the other;
+- :func:`run_case`: on a fresh per-area engine, one operation after the other, the
+  engine released (:func:`release`) when the case ends;
 - :func:`run_lockstep`: with other cases of its area on one lockstep engine,
   which receives the i-th operation of every case in one call.
 
@@ -145,6 +146,14 @@ def engine_for(impl: Implementation, area: str) -> Any:
     return factories[area]()
 
 
+def release(engine: Any) -> None:
+    """Tell an engine the driver is done with it: its optional ``close()``, called once
+    (an engine may hold what outlives a case: a Spark engine, a running streaming query)."""
+    close = getattr(engine, "close", None)
+    if callable(close):
+        close()
+
+
 def prepare(engine: Any, case: Case) -> None:
     """What the case's ``setup`` asks before its first step: a ``zset`` program is built; an
     engine asked for changes only is told, if it listens (``observe_changes_only()``, optional:
@@ -174,6 +183,13 @@ def run_case(impl: Implementation, case: Case) -> CaseResult:
     engine = engine_for(impl, case.area)
     if engine is None:
         return CaseResult(case.id, "skipped", message=f"area {case.area!r} not supported")
+    try:
+        return _run_steps(engine, case)
+    finally:
+        release(engine)
+
+
+def _run_steps(engine: Any, case: Case) -> CaseResult:
     observations: list[Observation] = []
     try:
         prepare(engine, case)

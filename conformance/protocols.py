@@ -251,7 +251,9 @@ class Implementation(Protocol):
     ``concurrency: int``, how many cases (or lockstep batches) the suite may
     run at once on the implementation (default 1: one after the other), and
     ``case_timeout: float | None``, the seconds a case may take by default
-    (``None``: no limit; ``--timeout`` overrides it).
+    (``None``: no limit; ``--timeout`` overrides it). Any engine (lockstep ones too)
+    may have a ``close()``: the driver calls it once when done with the engine
+    (:func:`conformance.driver.release`), so what it holds (a running query) ends there.
     """
 
     def handshake(self) -> Handshake: ...

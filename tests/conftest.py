@@ -58,3 +58,14 @@ def spark() -> Iterator[Any]:
     session = build_session(app_name="incspec-tests")
     yield session
     session.stop()
+
+
+@pytest.fixture(autouse=True)
+def _no_streaming_query_outlives_its_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Stop the streaming queries a Spark test left running (an engine it dropped keeps
+    its query): an idle query still polls its input, and dozens of them, left behind by
+    the tests before, took the machine's two cores from the tests after."""
+    yield
+    if "spark" in request.fixturenames:
+        for query in request.getfixturevalue("spark").streams.active:
+            query.stop()

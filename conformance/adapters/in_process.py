@@ -46,7 +46,13 @@ class InProcess:
         def alone(case: Case) -> CaseResult:  # a case whose lockstep call failed runs on its own
             return driver.run_case(self.impl, case)
 
-        return self._bounded(lambda: driver.run_lockstep(engine, cases, alone), cases)
+        def together() -> list[CaseResult]:
+            try:
+                return driver.run_lockstep(engine, cases, alone)
+            finally:
+                driver.release(engine)
+
+        return self._bounded(together, cases)
 
     def _lockstep_batches(self, cases: Sequence[Case]) -> list[tuple[LockstepEngine, list[Case]]]:
         offer: Callable[[str], LockstepEngine | None] | None = getattr(self.impl, "lockstep_engine", None)

@@ -120,6 +120,11 @@ class SparkLockstepReduce:
             out[i] = None
         return out
 
+    def close(self) -> None:
+        """Stop every group's streaming query (an idle one still polls its input)."""
+        for group in self.groups.values():
+            group.runner.stop()
+
     def _by_group(self, tags: Sequence[CaseTag]) -> dict[int, list[CaseTag]]:
         members: dict[int, list[CaseTag]] = {}
         for i in tags:
