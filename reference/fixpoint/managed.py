@@ -85,20 +85,24 @@ def _adjust(table: PMap[Elem, frozenset[Elem]], add: Iterable[Edge],
             remove: Iterable[Edge]) -> PMap[Elem, frozenset[Elem]]:
     """The adjacency map with pairs (k, v) removed then added: a new value that
     shares every entry but those of the keys changed (the same map when there is
-    nothing to change)."""
-    add, remove = tuple(add), tuple(remove)
-    if not add and not remove:
+    nothing to change). Each changed key's set is rebuilt once, from all its pairs
+    (pair by pair, a key of n pairs would be copied n times: quadratic on a star)."""
+    removed: dict[Elem, set[Elem]] = {}
+    added: dict[Elem, set[Elem]] = {}
+    for k, v in remove:
+        removed.setdefault(k, set()).add(v)
+    for k, v in add:
+        added.setdefault(k, set()).add(v)
+    if not added and not removed:
         return table
     out = table.evolver()
     none: frozenset[Elem] = frozenset()
-    for k, v in remove:
-        rest = out.get(k, none) - {v}
-        if rest:
-            out[k] = rest
+    for k in dict.fromkeys([*removed, *added]):  # first seen first: deterministic
+        entry = (out.get(k, none) - removed.get(k, none)) | added.get(k, none)
+        if entry:
+            out[k] = entry
         else:
             out.discard(k)
-    for k, v in add:
-        out[k] = out.get(k, none) | {v}
     return out.persistent()
 
 
