@@ -83,11 +83,11 @@ def successors(edges: Sequence[tuple[int, int]]) -> dict[int, set[int]]:
 Result = tuple[float, float, str]  # median update, median recomputation, what is stored
 
 
-def fixpoint(n: int, reps: int, rng: random.Random) -> Result:
-    edges = list({(rng.randrange(n), rng.randrange(n)) for _ in range(4 * n)})
-    roots = [0, 1, 2]
-    fx, _ = ManagedFixpoint.make(roots, edges)
-    nodes = {x for e in edges for x in e} | set(roots)
+def edge_flips(fx: ManagedFixpoint, roots: list[int], edges: list[tuple[int, int]], reps: int,
+               rng: random.Random) -> tuple[ManagedFixpoint, list[float], list[float]]:
+    """``reps`` random edges each removed then added back: the fixpoint after them, and
+    the wall time of each update and of the breadth-first recomputation it replaces
+    (each live set checked against the other)."""
     fwd = successors(edges)
     inc, full = [], []
     for _ in range(reps):
@@ -99,6 +99,15 @@ def fixpoint(n: int, reps: int, rng: random.Random) -> Result:
             assert fx.current == live
             inc.append(t)
             full.append(s)
+    return fx, inc, full
+
+
+def fixpoint(n: int, reps: int, rng: random.Random) -> Result:
+    edges = list({(rng.randrange(n), rng.randrange(n)) for _ in range(4 * n)})
+    roots = [0, 1, 2]
+    fx, _ = ManagedFixpoint.make(roots, edges)
+    nodes = {x for e in edges for x in e} | set(roots)
+    fx, inc, full = edge_flips(fx, roots, edges, reps, rng)
     # what the value stores: every node of the graph, every edge once each way
     stored_nodes = set(fx.fwd) | set(fx.inv) | fx.roots
     assert stored_nodes == nodes and fx.roots == frozenset(roots)
@@ -113,17 +122,7 @@ def fixpoint_star(n: int, reps: int, rng: random.Random) -> Result:
     it (the entry is a frozenset: in proportion to the root's degree)."""
     edges = [(0, i) for i in range(1, n + 1)]
     made, (fx, _) = timed(ManagedFixpoint.make, [0], edges)
-    fwd = successors(edges)
-    inc, full = [], []
-    for _ in range(reps):
-        e = edges[rng.randrange(len(edges))]
-        for change in (Change(remove_edges=(e,)), Change(add_edges=(e,))):
-            t, (fx, _) = timed(fx.apply, change)
-            (fwd[e[0]].discard if change.remove_edges else fwd[e[0]].add)(e[1])
-            s, live = timed(bfs, [0], fwd)
-            assert fx.current == live
-            inc.append(t)
-            full.append(s)
+    fx, inc, full = edge_flips(fx, [0], edges, reps, rng)
     assert fx.edge_count == len(edges) == len(fx.fwd[0]) and set(fx.inv) == set(range(1, n + 1))
     return (statistics.median(inc), statistics.median(full),
             f"nodes={n + 1} edges={fx.edge_count} live={len(fx.current)} make={made:.2f}s")
