@@ -31,7 +31,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.spark.spark_process import ROOT, application_env
+
 #: seconds between looks at a running pipeline's progress
 POLL = 0.2
 
@@ -55,12 +56,11 @@ def committed(out: Path, views: Sequence[str]) -> int:
 
 def start(inp: Path, out: Path, views: Sequence[str], log: Path) -> subprocess.Popen[str]:
     """The pipeline of ``views`` in a process group of its own, its output going to ``log``."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     chosen = [arg for view in views for arg in ("--view", view)]
     with log.open("w") as sink:
         return subprocess.Popen([sys.executable, "-m", "spark_impl.pipeline", "--input", str(inp),
                                  "--output", str(out), *chosen, "--snapshot-every", "2"],
-                                cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT,
+                                cwd=ROOT, env=application_env(), stdout=sink, stderr=subprocess.STDOUT,
                                 text=True, start_new_session=True)
 
 

@@ -18,9 +18,10 @@ from typing import Any
 
 import pytest
 
+from tests.spark.spark_process import ROOT, application_env
+
 pytestmark = pytest.mark.spark
 
-ROOT = Path(__file__).resolve().parents[2]
 
 Rows = list[dict[str, Any]]
 
@@ -454,8 +455,7 @@ def test_a_micro_batch_run_again_after_its_changes_were_published_commits_its_st
         write_batch(inp, f"b{i}.jsonl", rows, i)
     command = [sys.executable, "-m", "spark_impl.pipeline", "--input", str(inp), "--output", str(out),
                "--view", f"reduce:{reducer}"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), CRASH_ENV: "1:published"}
-    crashed = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    crashed = subprocess.run(command, cwd=ROOT, env=application_env(**{CRASH_ENV: "1:published"}), capture_output=True, text=True, timeout=600)
     assert crashed.returncode == 17, crashed.stdout + crashed.stderr
     assert run(spark, inp, out, reducer=reducer) == 0
     fold = {"sum": fold_inputs, "min": min_inputs}[reducer]
@@ -526,8 +526,7 @@ def test_the_reach_view_loses_no_change_when_killed_between_publishing_and_savin
         write_batch(inp, f"g{i}.jsonl", rows, i)
     command = [sys.executable, "-m", "spark_impl.pipeline", "--input", str(inp), "--output", str(out),
                "--view", "reach"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    crashed = subprocess.run(command, cwd=ROOT, env={**env, CRASH_ENV: f"1:{phase}"},
+    crashed = subprocess.run(command, cwd=ROOT, env=application_env(**{CRASH_ENV: f"1:{phase}"}),
                              capture_output=True, text=True, timeout=600)
     assert crashed.returncode == 17, crashed.stdout + crashed.stderr
     assert run_pipeline(spark, str(inp), str(out), None, [ViewSpec("reach")], log=lambda _: None) == 0

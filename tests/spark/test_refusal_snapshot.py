@@ -13,24 +13,23 @@ unique ids (``spark_impl.session``) the refused version is never read.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.spark.spark_process import ROOT, application_env
+
 pytestmark = pytest.mark.spark
 
-ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = Path(__file__).with_name("refusal_snapshot_scenario.py")
 
 
 @pytest.mark.spec("SKIP-DEF-8", evidence="example")
 @pytest.mark.slow  # a Spark application of its own, its state store's timing forced: a minute or two
 def test_a_refused_batch_snapshotted_before_its_undo_is_never_read_back() -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([sys.executable, str(SCENARIO)], cwd=ROOT, env=env,
+    run = subprocess.run([sys.executable, str(SCENARIO)], cwd=ROOT, env=application_env(),
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     report = json.loads(run.stdout.strip().splitlines()[-1])
