@@ -10,11 +10,13 @@ dev        50            local edit-run loop
 ci         200           ``.ci/run``
 thorough   2000          before a release (``tox -e thorough``)
 =========  ===========  =========================================
+
+The long scenarios of the slow tier take their size from the profile too
+(:func:`tests.profiles.scenario_bound`): a smaller one under dev and ci, the full one under thorough.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,8 +25,8 @@ from hypothesis import HealthCheck, settings
 
 from proofs_map.catalog import load_catalog
 from proofs_map.evidence import EVIDENCE_KINDS
+from tests.profiles import PROFILE, PROFILES
 
-PROFILES = {"dev": 50, "ci": 200, "thorough": 2000}
 for _name, _examples in PROFILES.items():
     settings.register_profile(
         _name,
@@ -34,7 +36,7 @@ for _name, _examples in PROFILES.items():
         derandomize=_name == "ci",
         print_blob=True,
     )
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+settings.load_profile(PROFILE)
 
 _CATALOG = load_catalog()
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from tests.profiles import scenario_bound
 from tests.spark.spark_process import ROOT, application_env
 
 pytestmark = pytest.mark.spark
@@ -348,8 +349,9 @@ def published_reach_prefixes(spark: Any, out: Path, batches: list[Rows]) -> list
     return lengths
 
 
-#: kills per run of the test; :mod:`tests.spark.pipeline_killer` chooses their moments
-KILLS = 20
+#: kills per run of the test (:func:`tests.profiles.scenario_bound`: 8 under dev and ci, 20
+#: under thorough); :mod:`tests.spark.pipeline_killer` chooses their moments
+KILLS = scenario_bound(ci=8, thorough=20)
 #: the views the kill test maintains in one run: a group reducer, a fold reducer, reach
 KILLED_VIEWS = ("reduce:sum", "reduce:min", "reach")
 
@@ -379,10 +381,11 @@ def write_killed_inputs(inp: Path, batches: list[Rows], graph: list[Rows]) -> No
         write_batch(inp, f"b{i:02d}.jsonl", rows + edits, i)
 
 
-@pytest.mark.slow  # 20 killed pipeline processes of three views: 10 minutes
+@pytest.mark.slow  # 8 (thorough: 20) killed pipeline processes of three views: 8 (20) minutes
 @pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")  # (its reach view: FIX-DEC-SPARK-STATE too; a check cites one paper)
 def test_kill_9_at_random_moments_loses_nothing(spark: Any, tmp_path: Path) -> None:
-    """``kill -9`` of the whole pipeline process group at 20 random moments spread over
+    """``kill -9`` of the whole pipeline process group at :data:`KILLS` random moments (8;
+    20 under the thorough profile) spread over
     its start, its micro-batches' writes, its snapshots and its end
     (:mod:`tests.spark.pipeline_killer`), of a run maintaining a sum, a min (a fold
     reducer) and a reach view over the same files, each run restarted until one finishes:
