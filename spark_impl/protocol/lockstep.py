@@ -36,6 +36,12 @@ from spark_impl.reduce.view_runner import ViewRunner
 
 Collection = Mapping[Value, Sequence[Value]]
 
+#: How long an idle group's query waits between looks at its input. One group steps at a
+#: time, the others idle: at Spark's 10 ms, ten idle queries took 0.75 of a core here (100 ms:
+#: 0.35). The suite's reduce area (72 cases, 10 groups; ``scripts/main --area reduce``, one
+#: run each, 2 cores): 510 s wall and 977 s CPU at 10 ms, 320 s and 525 s at 100 ms.
+IDLE_POLLING = "100ms"
+
 
 class _ReducerGroup:
     """The cases declaring one reducer (same name and parameters): one maintained view
@@ -46,7 +52,8 @@ class _ReducerGroup:
         self.adapter.declare(reducer, params)
         self.changed: list[tuple[CaseTag, Value, Value | None]] = []
         case_of_key = F.regexp_extract(F.col("k"), r"^\[(\d+),", 1).cast("int")
-        self.runner: ViewRunner = self.adapter.new_runner(self._collect, work_by=case_of_key)
+        self.runner: ViewRunner = self.adapter.new_runner(self._collect, work_by=case_of_key,
+                                                          polling_delay=IDLE_POLLING)
 
     def _collect(self, changes: DataFrame, batch_id: int) -> None:
         for row in changes.collect():

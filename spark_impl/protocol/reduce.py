@@ -77,8 +77,10 @@ class SparkReduceEngine:
             raise EngineError("malformed-input", "no reducer declared")
         return self.reducer
 
-    def new_runner(self, sink: Sink, work_by: Column | None = None) -> ViewRunner:
-        """A maintained view of the declared reducer over a fresh local folder."""
+    def new_runner(self, sink: Sink, work_by: Column | None = None,
+                   polling_delay: str | None = None) -> ViewRunner:
+        """A maintained view of the declared reducer over a fresh local folder
+        (``polling_delay``: :class:`~spark_impl.reduce.view_runner.ViewRunner`'s)."""
         r = self._reducer()
         if numeric_values(r):
             value_type = column_type = INTEGER
@@ -89,7 +91,8 @@ class SparkReduceEngine:
         atexit.register(shutil.rmtree, folder, True)  # a case's stream lives as long as the run
         root = "file://" + folder
         return ViewRunner(self.spark, r, "string", value_type, root, sink,
-                          value_column_type=column_type, with_work=True, work_by=work_by)
+                          value_column_type=column_type, with_work=True, work_by=work_by,
+                          polling_delay=polling_delay)
 
     def accumulator(self, value: Any) -> Value:
         """An accumulator as Spark returns it, as a JSON value."""

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql.streaming.query import StreamingQuery
@@ -45,6 +46,28 @@ _STARTING = threading.Lock()
 
 log = logging.getLogger(__name__)
 
+#: How long a query that found no new input waits before it looks again (Spark's default:
+#: 10 ms). A query's value is taken from the session when the query starts.
+POLLING_DELAY = "spark.sql.streaming.pollingDelay"
+
+
+@contextmanager
+def _session_conf(spark: SparkSession, key: str, value: str | None) -> Iterator[None]:
+    """``key`` set to ``value`` in the session's conf for the block (nothing done for None),
+    then as it was."""
+    if value is None:
+        yield
+        return
+    before = spark.conf.get(key, None)
+    spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        if before is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, before)
+
 
 class ViewRunner:
     """One maintained view over a folder of change batches, stepped by the caller."""
@@ -52,7 +75,11 @@ class ViewRunner:
     def __init__(self, spark: SparkSession, reducer: str | SparkReducer, key_type: str,
                  value_type: str, root: str, sink: Sink, *, value_column_type: str | None = None,
                  with_work: bool = False, work_by: Column | None = None,
-                 buckets: int | None = None) -> None:
+                 buckets: int | None = None, polling_delay: str | None = None) -> None:
+        """``polling_delay`` (e.g. ``"100ms"``): how long the query, finding no new batch,
+        waits before it looks again (:data:`POLLING_DELAY`; None: the session's). Every look
+        lists the input folder: a runner idle while others step (the lockstep engine's
+        groups) burns CPU at Spark's 10 ms; a longer wait delays a step by at most as much."""
         if with_work and is_connect(spark):
             raise SparkEngineError("unsupported", (
                 "incspec: the view runner's work counters are counted inside foreachBatch, which "
@@ -63,7 +90,7 @@ class ViewRunner:
         self.schema = f"k {key_type}, v {value_column_type or value_type}, w bigint"
         self.reducer, self.value_type, self.with_work = reducer, value_type, with_work
         self.batches = self.fs.count_dirs(f"{self.root}/input", "batch-")
-        self.work_by, self.buckets = work_by, buckets
+        self.work_by, self.buckets, self.polling_delay = work_by, buckets, polling_delay
         #: the last micro-batch's work counters, per value of ``work_by`` (else under ``None``)
         self.work: dict[object, dict[str, int]] = {}
         self.refusal: Refused | None = None
@@ -79,7 +106,7 @@ class ViewRunner:
 
     def _start(self) -> StreamingQuery:
         if self.query is None or not self.query.isActive:
-            with _STARTING:
+            with _STARTING, _session_conf(self.spark, POLLING_DELAY, self.polling_delay):
                 self.query = self._writer().start()
         return self.query
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from spark_impl.session import SHORT_LIVED_ENV
 from tests.cluster.connect_server import ConnectServer
 from tests.cluster.standalone import ClusterStartError, Standalone
 
@@ -50,12 +51,14 @@ class Cluster:
 
     def env(self, checkpoint: str) -> dict[str, str]:
         """A driver's environment: the master and the checkpoint location by the project's
-        variables, Spark's settings from :attr:`conf_dir`, the project on the driver's path."""
+        variables, Spark's settings from :attr:`conf_dir`, the project on the driver's path;
+        the application's JVMs (driver, executors) short-lived, as a scenario's are
+        (:data:`spark_impl.session.SHORT_LIVED_ENV`)."""
         env = {k: v for k, v in os.environ.items()
                if k not in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "PYTHONPATH")}
         env.update({"INCSPEC_SPARK_MASTER": self.url, "INCSPEC_CHECKPOINT_DIR": checkpoint,
                     "SPARK_CONF_DIR": str(self.conf_dir), "SPARK_LOCAL_IP": "127.0.0.1",
-                    "PYTHONPATH": str(ROOT)})
+                    "PYTHONPATH": str(ROOT), SHORT_LIVED_ENV: "1"})
         return env
 
     def run(self, args: list[str], cwd: Path, checkpoint: str) -> Scenario:
