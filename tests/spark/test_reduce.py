@@ -249,3 +249,24 @@ def test_a_fold_checkpoint_in_the_old_state_layout_is_refused(spark: Any, tmp_pa
     assert fold_buckets(spark, f"file://{tmp_path}/new", 3) == 3
     record = json.loads((tmp_path / "new" / "fold-buckets.json").read_text())
     assert record == {"buckets": 3, "layout": STATE_LAYOUT}
+
+
+def test_a_runner_s_polling_delay_is_its_own_query_s_alone(spark: Any, tmp_path: Any) -> None:
+    """``ViewRunner(polling_delay=...)`` (the lockstep engine's idle groups) reaches the
+    runner's query, which reads it from its own copy of the session when it starts; the
+    session's conf is left as it was, so no other query gets it."""
+    from spark_impl.reduce.view_runner import POLLING_DELAY, ViewRunner
+
+    before = spark.conf.get(POLLING_DELAY, None)
+    seen: list[Any] = []
+    runner = ViewRunner(spark, "sum", "string", "bigint", f"file://{tmp_path}",
+                        lambda changes, _: seen.extend(changes.collect()), polling_delay="250ms")
+    try:
+        runner.step(spark.createDataFrame([("a", 2, 1)], "k string, v bigint, w bigint"))
+        assert runner.query is not None
+        streaming = runner.query._jsq.streamingQuery()  # the query's own session (JVM side)
+        assert streaming.sparkSessionForStream().conf().get(POLLING_DELAY) == "250ms"
+    finally:
+        runner.stop()
+    assert spark.conf.get(POLLING_DELAY, None) == before
+    assert [(r["key"], r["accumulator"]) for r in seen] == [("a", 2)]
