@@ -263,8 +263,37 @@ def zset_iterate_markdown(results: dict[str, Any], results_path: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def reach_save_markdown(results: dict[str, Any], results_path: str) -> str:
+    """The table of a ``benchmarks.reach_save_bench --out`` file: the reach view's state
+    saved and restored by its changes against whole."""
+    p = results["params"]
+    head = ["edges (stored)", "live nodes", "rows saved by changes", "rows saved whole", "save by changes s",
+            "save whole s", "whole ÷ changes", "restore by changes s", "restore whole s", "whole ÷ changes",
+            "load (1 min)"]
+    body = [[f"{r['edges']:,}", f"{r['live']:,}", f"{r['overlay_rows']:,}", f"{r['whole_rows']:,}",
+             f"{r['save_changes_s']:.2f}", f"{r['save_whole_s']:.2f}", f"{r['whole_per_changes']:.2f}",
+             f"{r['restore_changes_s']:.2f}", f"{r['restore_whole_s']:.2f}",
+             f"{r['restore_whole_per_changes']:.2f}", _load(r)] for r in results["rows"]]
+    lines = [
+        f"**The reach view's state, saved by its changes or whole** (`{results_path}`, "
+        f"`python -m benchmarks.reach_save_bench --repeats {p['repeats']} "
+        f"--sizes {','.join(str(n) for n in p['sizes'])}`; {_machine_line(results)}, driver memory "
+        f"{p['driver_memory']}). Power-law graphs loaded by `make`; then {p['repeats']} times an edge from the "
+        "root to a fresh node (one node added, checked) and the same tables saved both ways: by changes (the "
+        "overlay, the bases not saved yet, the manifest; old versions deleted) and whole (roots, edges and live "
+        "set, as the reach view saved them before). Rows saved by changes: the overlay's, the most over the "
+        "updates; whole: the three tables'. Restored once each into a fresh engine (live count checked): by "
+        "changes reads the bases, the overlay and the segment index back; whole builds the segment index anew. "
+        "Medians in seconds.",
+        "",
+        *_table(head, body),
+    ]
+    return "\n".join(lines) + "\n"
+
+
 #: results files written by the single-purpose benchmarks, and their tables
-RENDERERS = {"reach_engine_bench": reach_engine_markdown, "zset_iterate_bench": zset_iterate_markdown}
+RENDERERS = {"reach_engine_bench": reach_engine_markdown, "zset_iterate_bench": zset_iterate_markdown,
+             "reach_save_bench": reach_save_markdown}
 
 
 def update_page(page: str, section: str) -> str:

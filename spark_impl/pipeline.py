@@ -63,9 +63,11 @@ the snapshot ``_LATEST`` names.
 
 State: each view is a streaming query with its checkpoint in
 ``CHECKPOINT/NAME`` (default ``OUTPUT/_checkpoint``): the source's progress and
-the view's state store, committed with each micro-batch. A restart, after any
-crash, resumes after the last committed micro-batch; a committed file is never
-read again, so deleting or rewriting it afterwards changes nothing. By default
+the view's state store, committed with each micro-batch (the reach view: its engine's
+tables under ``reach-state``, each micro-batch saving the tables' changes and only the
+bases rewritten since the micro-batch before, :mod:`~spark_impl.storage.saved_tables`).
+A restart, after any crash, resumes after the last committed micro-batch; a committed
+file is never read again, so deleting or rewriting it afterwards changes nothing. By default
 the run processes what is there and exits (``Trigger.AvailableNow``);
 ``--follow`` keeps watching the folder.
 
@@ -107,13 +109,16 @@ from spark_impl.reduce.maintained_view import (
     refuse_invalid_row,
 )
 from spark_impl.storage.files import FileSystem, file_system
+from spark_impl.storage.saved_tables import SavedTables
 from spark_impl.storage.scratch import Scratch, once
 
 #: test hook: "BATCH:PHASE" makes the process die (os._exit) at that point of that micro-batch
 CRASH_ENV = "INCSPEC_PIPELINE_CRASH_AT"
 FORMATS = {".json": "json", ".jsonl": "json", ".csv": "csv", ".parquet": "parquet"}
 REFUSED = 3
-#: the reach view's saved state, one Parquet folder per table, in the order of ``restore``
+#: the reach view's state as versions before they were saved by their changes
+#: (:mod:`~spark_impl.storage.saved_tables`): one Parquet folder per table, in the order of
+#: ``restore``, read back when a checkpoint holds such a version
 STATE_TABLES = ("roots", "edges", "live")
 #: saved with them: the micro-batch's changes, published again from there if need be
 SAVED_CHANGES = "changes"
@@ -505,6 +510,7 @@ class ReachView:
         self.spark, self.spec, self.outputs, self.fs = spark, spec, outputs, fs
         self.feed = self.checked(rows)
         self.state_root = f"{checkpoint}/reach-state"
+        self.saved = SavedTables(spark, fs, self.state_root, Outputs(fs, self.state_root).publish)
         self.node_type = dict(self.feed.dtypes)["src"]
         self.engine: Any = None
         self.applied = -1  # the micro-batch the engine's state includes
@@ -526,8 +532,11 @@ class ReachView:
             latest = self.fs.read_text(f"{self.state_root}/_LATEST")
             if latest is not None:
                 self.applied = int(latest)
-                base = f"{self.state_root}/v={self.applied}"
-                self.engine.restore(*(self.spark.read.parquet(f"{base}/{name}") for name in STATE_TABLES))
+                if self.saved.has(self.applied):
+                    self.engine.resume(self.saved.load(self.applied, self.engine.stored))
+                else:  # saved whole, by an earlier version of this view
+                    base = self.saved.version(self.applied)
+                    self.engine.restore(*(self.spark.read.parquet(f"{base}/{name}") for name in STATE_TABLES))
         return self.engine
 
     def handle(self, batch: DataFrame, batch_id: int) -> None:
@@ -553,7 +562,7 @@ class ReachView:
             finally:
                 kept.release()
         elif not self.outputs.has_changes(batch_id):  # applied and saved, its changes with it
-            saved = f"{self.state_root}/v={batch_id}/{SAVED_CHANGES}"
+            saved = f"{self.saved.version(batch_id)}/{SAVED_CHANGES}"
             self.outputs.changes(self.spark.read.parquet(saved), batch_id)
 
     def _changes(self, engine: Any, batch: DataFrame, kept: Scratch) -> DataFrame:
@@ -580,17 +589,14 @@ class ReachView:
         return changes
 
     def _save(self, batch_id: int, changes: DataFrame) -> None:
-        """Save the engine's state and the micro-batch's ``changes`` as version ``batch_id``,
-        then mark it the latest."""
-        base = f"{self.state_root}/v={batch_id}"
-        tables = {name: getattr(self.engine, name).all() for name in STATE_TABLES}
-        for name, frame in {**tables, SAVED_CHANGES: changes}.items():
-            Outputs(self.fs, self.state_root).publish(frame, f"{base}/{name}")
+        """Save the micro-batch's ``changes`` and the engine's state as version ``batch_id``
+        (by what changed: the overlay, and the bases written since the last version), then
+        mark it the latest and delete what it no longer needs."""
+        Outputs(self.fs, self.state_root).publish(changes, f"{self.saved.version(batch_id)}/{SAVED_CHANGES}")
+        self.saved.save(self.engine.stored, batch_id)
         self.fs.write_text(f"{self.state_root}/_LATEST", str(batch_id))
         self.applied = batch_id
-        for name in self.fs.names(self.state_root):
-            if name.startswith("v=") and name != f"v={batch_id}":
-                self.fs.delete(f"{self.state_root}/{name}")
+        self.saved.clean(batch_id)
 
     def snapshot(self, checkpoint: str, batch_id: int) -> None:
         """Publish the view as of the last micro-batch applied (``batch_id``, the last

@@ -225,6 +225,21 @@ class IncrementalReachability:
         self._scratch.release()
         self._swap(state)
 
+    @property
+    def stored(self) -> KeyedTables:
+        """The stored tables as they stand, every one written (what a caller saves, e.g.
+        :class:`~spark_impl.storage.saved_tables.SavedTables`; also the shapes it reads
+        them back by)."""
+        return self._state
+
+    def resume(self, tables: KeyedTables) -> None:
+        """Take ``tables`` (written, e.g. read back by
+        :meth:`~spark_impl.storage.saved_tables.SavedTables.load`) as the stored state,
+        the segment index with them: nothing is rebuilt. The caller vouches that they are
+        tables this engine stored."""
+        self._scratch.release()
+        self._swap(tables)
+
     # --- observations ------------------------------------------------------------
 
     def current(self) -> DataFrame:

@@ -242,6 +242,26 @@ class KeyedTables:
     def of(cls, tables: Mapping[str, Table]) -> KeyedTables:
         return cls(dict(tables), None, {name: 0 for name in tables})
 
+    @classmethod
+    def restored(cls, shapes: KeyedTables, bases: Mapping[str, DataFrame], overlay: DataFrame | None,
+                 overlay_rows: Mapping[str, int]) -> KeyedTables:
+        """Tables shaped as ``shapes`` (their keys, values and layouts) whose bases are
+        ``bases`` (a table's rows, read back from where they were saved) and whose overlay is
+        ``overlay``, with its bound per table: each written here, as :meth:`Table.build`
+        and :meth:`with_changes` write them."""
+        tables = {name: Table.build(bases[name], t.key, t.values, t.layouts) for name, t in shapes.tables.items()}
+        bounds = {name: overlay_rows.get(name, 0) for name in tables}
+        if overlay is None or not any(bounds.values()):
+            return cls(tables, None, {name: 0 for name in tables})
+        written = write_reliably(overlay)
+        return cls(tables, written, bounds, written)
+
+    def base_rows(self, name: str) -> DataFrame:
+        """The rows of the table's base, without the overlay's changes (what :meth:`restored`
+        takes back)."""
+        t = self.tables[name]
+        return t.bases[0].select(*t.columns)
+
     def _changes(self, name: str) -> DataFrame | None:
         if self.overlay is None or not self.overlay_rows[name]:
             return None

@@ -179,9 +179,9 @@ def test_d_the_views_state_lives_in_the_checkpoint_location(cluster: Cluster, pi
         assert {"commits/0", "commits/1", "offsets/0", "offsets/1"} <= set(files), files
         assert any(re.match(r"state/0/\d+/.*\.(changelog|zip)$", f) for f in files), files
     reach = state_files(pipeline_runs.checkpoint / "views" / "reach")
-    assert {"commits/0", "commits/1", "reach-state/_LATEST"} <= set(reach), reach
-    for table in ("roots", "edges", "live"):
-        assert any(f.startswith(f"reach-state/v=1/{table}/") and f.endswith(".parquet") for f in reach), reach
+    assert {"commits/0", "commits/1", "reach-state/_LATEST", "reach-state/v=1/tables.json"} <= set(reach), reach
+    for table in ("roots", "edges", "live", "segments"):
+        assert any(re.match(rf"reach-state/base-\d+/{table}/.*\.parquet$", f) for f in reach), reach
     engine_tables = [f for f in state_files(pipeline_runs.checkpoint / "rdd") if re.search(r"/rdd-\d+/part-\d+$", f)]
     assert engine_tables, "the reach view's engine wrote no reliable checkpoint under $INCSPEC_CHECKPOINT_DIR"
     executors = sorted(p for p in cluster.standalone.worker_dir.glob("*/app-*/*") if p.is_dir())
