@@ -291,9 +291,34 @@ def reach_save_markdown(results: dict[str, Any], results_path: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def reach_pipeline_markdown(results: dict[str, Any], results_path: str) -> str:
+    """The table of a ``benchmarks.reach_pipeline_bench --out`` file: the pipeline's reach
+    view loading a graph, and the driver's heap."""
+    p = results["params"]
+    head = ["edges (stored)", "live nodes", "load s", "restart + one edge s", "driver heap retained MiB",
+            "driver heap peak MiB (bound)", "driver heap max MiB", "driver Python MiB", "load (1 min)"]
+    body = [[f"{r['edges']:,}", f"{r['live']:,}", f"{r['load_s']:.1f}", f"{r['restart_one_edge_s']:.1f}",
+             f"{r['driver_heap_retained_mb']:.0f}", f"{r['driver_heap_peak_mb']:.0f}",
+             f"{r['driver_heap_max_mb']:.0f}", f"{r['driver_python_rss_mb']:.0f}", _load(r)]
+            for r in results["rows"]]
+    lines = [
+        f"**`incspec pipeline --view reach` loading a graph, the driver's heap** (`{results_path}`, "
+        f"`python -m benchmarks.reach_pipeline_bench --sizes {','.join(str(n) for n in p['sizes'])} "
+        f"--master '{p['master']}' --driver-memory {p['driver_memory']} --executor-memory {p['executor_memory']}`; "
+        f"{_machine_line(results)}). A power-law graph, root 0, as one Parquet file of edits, loaded by a run "
+        "of the pipeline (the view's size checked against a plain Spark recompute); then a file adding one "
+        "edge and a second run (the saved state read back; its changes checked). The executors run in JVMs "
+        "of their own: the heap is the driver's alone, retained just after a full collection, and its peak "
+        "bounded from above by the heap pools' peaks summed.",
+        "",
+        *_table(head, body),
+    ]
+    return "\n".join(lines) + "\n"
+
+
 #: results files written by the single-purpose benchmarks, and their tables
 RENDERERS = {"reach_engine_bench": reach_engine_markdown, "zset_iterate_bench": zset_iterate_markdown,
-             "reach_save_bench": reach_save_markdown}
+             "reach_save_bench": reach_save_markdown, "reach_pipeline_bench": reach_pipeline_markdown}
 
 
 def update_page(page: str, section: str) -> str:

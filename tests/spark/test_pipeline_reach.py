@@ -169,17 +169,23 @@ def saved_state(out: Path) -> list[str]:
 
 
 @pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
-def test_a_micro_batch_saves_the_changes_of_the_tables_not_the_tables(spark: Any, tmp_path: Path) -> None:
+def test_a_micro_batch_saves_the_changes_of_the_tables_and_a_restart_reads_them_back(
+        spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Micro-batch 0 builds the tables, saved as the bases ``base-0``; micro-batch 1 cuts
     1 -> 2 and adds 3 -> 4: its version holds its changes, the engine's overlay and the
     manifest naming base-0's tables, and no table is written again. The overlay holds the
     tables' changes: the two edges, 2 and 3 leaving the live set, and the segment 1 -> 2 ->
-    3 marked where the batch breaks it (at 2, and after 3). (Every micro-batch wrote the
-    roots, the edges and the live set whole.)"""
+    3 marked where the batch breaks it (at 2, and after 3). A fresh view over the same
+    checkpoint (a restart) then has the segment index the first saved, marks included,
+    without building it (building refused meanwhile), and applies micro-batch 2 exactly.
+    (Every micro-batch wrote the roots, the edges and the live set whole, and each restart
+    built the segment index anew: pointer-jumping rounds over the whole graph.)"""
+    from spark_impl.fixpoint import segments
+
     out = tmp_path / "out"
-    view = reach_view(spark, out)
+    first = reach_view(spark, out)
     for i in (0, 1):
-        view.handle(micro_batch(spark, GRAPH[i], f"g{i}"), i)
+        first.handle(micro_batch(spark, GRAPH[i], f"g{i}"), i)
     assert saved_state(out) == ["_LATEST", "base-0", "base-0/edges", "base-0/live", "base-0/roots",
                                 "base-0/segments", "v=1", "v=1/changes", "v=1/overlay", "v=1/tables.json"]
     overlay = spark.read.parquet(str(state_root(out) / "v=1" / "overlay")).collect()
@@ -189,21 +195,6 @@ def test_a_micro_batch_saves_the_changes_of_the_tables_not_the_tables(spark: Any
     assert sorted((r["node"], r["cut_before"], r["cut_after"]) for r in overlay if r["table"] == "segments") == [
         (2, True, False), (3, False, True)]
     assert {r["table"] for r in overlay} == {"edges", "live", "segments"}
-
-
-@pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
-def test_a_restart_reads_the_segment_index_back_as_saved(
-        spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """After micro-batches 0 and 1, a fresh view over the same checkpoint (a restart) has
-    the segment index the first one saved, marks included, without building it (building
-    refused meanwhile), and applies micro-batch 2 exactly. (Each restart built the index
-    anew from the edges: pointer-jumping rounds over the whole graph.)"""
-    from spark_impl.fixpoint import segments
-
-    out = tmp_path / "out"
-    first = reach_view(spark, out)
-    for i in (0, 1):
-        first.handle(micro_batch(spark, GRAPH[i], f"g{i}"), i)
 
     def index(view: Any) -> list[tuple[Any, ...]]:
         return sorted(tuple(r) for r in view.engine.stored.current("segments").collect())
