@@ -592,7 +592,7 @@ class ReachView:
         """Save the micro-batch's ``changes`` and the engine's state as version ``batch_id``
         (by what changed: the overlay, and the bases written since the last version), then
         mark it the latest and delete what it no longer needs."""
-        Outputs(self.fs, self.state_root).publish(changes, f"{self.saved.version(batch_id)}/{SAVED_CHANGES}")
+        self.saved.publish(changes, f"{self.saved.version(batch_id)}/{SAVED_CHANGES}")
         self.saved.save(self.engine.stored, batch_id)
         self.fs.write_text(f"{self.state_root}/_LATEST", str(batch_id))
         self.applied = batch_id

@@ -1,5 +1,5 @@
-"""Keyed tables saved as numbered versions under a folder, each version writing only what
-changed since the one before.
+"""Keyed tables saved as numbered versions under a folder, each version writing the tables'
+changes since their bases and only the bases not saved before.
 
 A :class:`~spark_impl.storage.keyed_tables.KeyedTables` is bases (rewritten only when a
 table is compacted or rebuilt) plus one small overlay of changes. Saved the same way:
