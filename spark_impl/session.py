@@ -88,9 +88,10 @@ ENGINE_CONF: dict[str, str] = {
     # On (the default), every pyspark.sql.functions call walks the Python stack for its
     # call site and sends it to the JVM (five Py4J round trips: the active session, a
     # setting, the origin set and cleared): an engine update builds hundreds of columns.
-    # Off, a small fixpoint update (a 20-chain cut and hung back) made 38% fewer Py4J
-    # calls (21,740 -> 13,426) and spent 38% less driver Python CPU (8.8 s -> 5.3 s,
-    # three runs); Spark's errors then lack the DataFrame call site in their query context.
+    # Off, a small fixpoint update (a chain of 20 restored, cut and hung back) made 1.66x
+    # fewer Py4J calls (21,415 -> 12,895) and spent 1.64x less driver Python CPU; its wall
+    # time did not move (16.8 s -> 16.5 s: the JVM's jobs are most of it); medians of 3,
+    # benchmarks/driver_cost_bench.py. Spark's errors then lack the DataFrame call site.
     "spark.python.sql.dataFrameDebugging.enabled": "false",
 }
 
