@@ -24,6 +24,8 @@ import sys
 import time
 from typing import Any
 
+from benchmarks.measure import load_average, machine
+
 SETTING = "spark.python.sql.dataFrameDebugging.enabled"
 
 
@@ -87,15 +89,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.one:
         print(json.dumps(measure(args.one, args.chain, args.repeats)))
         return 0
-    results: dict[str, Any] = {"benchmark": "driver_cost_bench",
+    results: dict[str, Any] = {"benchmark": "driver_cost_bench", "machine": machine(),
                                "params": {"chain": args.chain, "repeats": args.repeats}, "settings": {}}
     for debugging in ("true", "false"):
+        load_before = load_average()
         out = subprocess.run([sys.executable, "-m", "benchmarks.driver_cost_bench", "--one", debugging,
                               "--chain", str(args.chain), "--repeats", str(args.repeats)],
                              check=True, capture_output=True, text=True).stdout
         rows = json.loads(out.strip().splitlines()[-1])
         medians = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
-        results["settings"][debugging] = {"rows": rows, "medians": medians}
+        results["settings"][debugging] = {"rows": rows, "medians": medians, "load_average_before": load_before,
+                                          "load_average_after": load_average()}
         print(f"{SETTING}={debugging}: " + ", ".join(f"{k} {v:g}" for k, v in medians.items()), flush=True)
     on, off = (results["settings"][d]["medians"] for d in ("true", "false"))
     print("on/off ratios: " + ", ".join(f"{k} {on[k] / off[k]:.2f}" for k in on if off[k]))

@@ -157,16 +157,26 @@ def _log_config() -> str:
 #: the 10 s Spark waits for a worker to connect back, failing the query (every streaming
 #: query with a Python operator starts one on the driver). The launcher runs this interpreter
 #: with the installed pyspark (the same version: the zip ships in its wheel) first.
+#: The worker that transformWithStateInPandas starts on the driver for every query
+#: (``-m`` :data:`TWS_DRIVER_WORKER`) talks to the JVM over a socket and prints four
+#: progress lines per query to its standard output, which the JVM copies to the
+#: application's standard error: hundreds of lines in a conformance run. Its standard
+#: output is dropped; its errors still reach the JVM (standard error and the socket).
+TWS_DRIVER_WORKER = "pyspark.sql.streaming.transform_with_state_driver_worker"
 WORKER_LAUNCHER = """#!/bin/sh
-PYTHONPATH={site}${{PYTHONPATH:+:$PYTHONPATH}} exec {python} "$@"
+export PYTHONPATH={site}${{PYTHONPATH:+:$PYTHONPATH}}
+if [ "$1" = -m ] && [ "$2" = {quiet} ]; then exec {python} "$@" >/dev/null; fi
+exec {python} "$@"
 """
 
 
-def _worker_launcher() -> str:
+def _worker_launcher(quiet: str = TWS_DRIVER_WORKER) -> str:
+    """The launcher script (:data:`WORKER_LAUNCHER`), the standard output of module ``quiet`` dropped."""
     import pyspark
 
     site = os.path.dirname(os.path.dirname(os.path.abspath(pyspark.__file__)))
-    script = WORKER_LAUNCHER.format(site=shlex.quote(site), python=shlex.quote(sys.executable))
+    script = WORKER_LAUNCHER.format(site=shlex.quote(site), python=shlex.quote(sys.executable),
+                                    quiet=shlex.quote(quiet))
     return _private_file("incspec-python-worker", script, executable=True)
 
 

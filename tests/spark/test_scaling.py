@@ -15,7 +15,7 @@ from conformance import driver, scaling
 from conformance.adapters.in_process import InProcess
 from conformance.implementations import resolve
 
-pytestmark = [pytest.mark.spark, pytest.mark.serial]  # it times the engine
+pytestmark = pytest.mark.spark
 
 LINEAR = ("map-filter", "map-plus")
 #: The command line's smallest and largest sizes. A verdict reads only these two
@@ -24,6 +24,7 @@ LINEAR = ("map-filter", "map-plus")
 ENDS = (scaling.SIZES[0], scaling.SIZES[-1])
 
 
+@pytest.mark.serial  # it times the engine: alone, so that no other test skews it
 @pytest.mark.parametrize("names", [
     pytest.param(LINEAR, id="linear"),
     pytest.param(tuple(p.name for p in scaling.PROBES if p.name not in LINEAR), id="keyed", marks=pytest.mark.slow),
@@ -72,6 +73,7 @@ def test_the_spark_engine_answers_a_changes_only_case_as_the_reference_does(
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # it times the engine
 @pytest.mark.parametrize("probe", scaling.CHANGES_PROBES, ids=lambda p: p.name)
 def test_the_spark_engine_under_the_reduce_and_fixpoint_probes(spark: Any, probe: scaling.AnyProbe) -> None:
     """Its reduce and fixpoint steps, observed by their changes, do not grow with the stored

@@ -60,3 +60,26 @@ def test_rocksdb_state_stores_share_a_bounded_memory(spark: Any) -> None:
     prefix = rocksdb.ROCKSDB_SQL_CONF_NAME_PREFIX()
     assert spark.conf.get(f"{prefix}.{rocksdb.BOUNDED_MEMORY_USAGE_CONF_KEY()}") == "true"
     assert int(spark.conf.get(f"{prefix}.{rocksdb.MAX_MEMORY_USAGE_MB_CONF_KEY()}")) == 256
+
+
+def test_the_launcher_drops_only_the_quiet_modules_standard_output() -> None:
+    """transformWithStateInPandas starts a worker on the driver for every query, whose
+    progress lines (four a query) the JVM copies to the application's standard error:
+    hundreds of lines in a conformance run. The launcher drops that module's standard output
+    and keeps its standard error; any other module (the daemon reports its port on its
+    standard output) is untouched. Shown with ``json.tool`` as the quiet module."""
+    import importlib.util
+    import subprocess
+
+    from spark_impl.session import TWS_DRIVER_WORKER, _worker_launcher
+
+    assert importlib.util.find_spec(TWS_DRIVER_WORKER) is not None  # the module pyspark starts
+    quiet, plain = _worker_launcher(quiet="json.tool"), _worker_launcher()
+
+    def run(launcher: str, text: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([launcher, "-m", "json.tool"], input=text, capture_output=True, text=True, timeout=60)
+
+    assert run(plain, '{"a": 1}').stdout.split() == ["{", '"a":', "1", "}"]
+    assert run(quiet, '{"a": 1}').stdout == ""
+    failed = run(quiet, "{")
+    assert failed.returncode != 0 and "Expecting property name" in failed.stderr
