@@ -1,7 +1,7 @@
 """The reach view of ``incspec pipeline`` loading a graph, the driver's heap measured.
 
     python -m benchmarks.reach_pipeline_bench [--sizes 100000,1000000,10000000]
-                                              [--master 'local-cluster[2,1,6144]']
+                                              [--master 'local-cluster[2,1,6144]' | standalone]
                                               [--driver-memory 1g] [--executor-memory 5g]
                                               [--out benchmarks/results/reach-pipeline.json]
 
@@ -16,8 +16,9 @@ added, nothing else).
 Recorded per size: the seconds of each run; the driver JVM's heap retained just after a
 full collection, and its peak over the size (the heap pools' peaks summed: an upper
 bound); the driver Python's resident set. The executors run in JVMs of their own
-(``local-cluster``, the default, or a cluster's master URL), so the heap is the driver's
-alone: the reach view brings neither a batch nor a delta to it, so it stays flat as the
+(``local-cluster``, the default; ``standalone``, a standalone master and two workers
+started from the wheel for the run, :mod:`spark_impl.standalone`, each with one core and
+the executor memory; or a cluster's master URL), so the heap is the driver's alone: the reach view brings neither a batch nor a delta to it, so it stays flat as the
 graph grows.
 """
 
@@ -28,13 +29,19 @@ import glob
 import json
 import os
 import shutil
+import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from benchmarks.reach_engine_bench import native_reach, powerlaw, python_rss_mb, timed
 
 SIZES = (100_000, 1_000_000, 10_000_000)
 MASTER = "local-cluster[2,1,6144]"
+#: ``--master standalone``: a standalone cluster started for the run (:func:`cluster_master`)
+STANDALONE = "standalone"
 
 
 def write_edits(spark: Any, edits: Any, folder: str, name: str) -> None:
@@ -87,13 +94,29 @@ HEADER = ("edges", "live", "load_s", "restart_one_edge_s", "driver_heap_retained
           "driver_heap_max_mb", "driver_python_rss_mb")
 
 
+@contextmanager
+def cluster_master(master: str, folder: str, executor_memory: str) -> Iterator[tuple[str, dict[str, str]]]:
+    """The master URL to run on and the settings it needs: ``standalone`` starts a master and
+    two 1-core workers under ``folder`` (each offering ``executor_memory`` to its executor) for
+    the block; any other master is used as it is."""
+    if master != STANDALONE:
+        yield master, {}
+        return
+    from spark_impl.standalone import standalone_cluster
+
+    with standalone_cluster(Path(folder) / "standalone", memory=executor_memory) as cluster:
+        yield cluster.url, {**cluster.app_conf(), "spark.pyspark.python": sys.executable}
+
+
 def main(argv: list[str] | None = None) -> None:
     from benchmarks.measure import EXECUTOR_MEMORY_HELP, machine, session_conf
     from spark_impl.session import build_session
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", help=f"comma-separated edge counts (default {SIZES})")
-    parser.add_argument("--master", default=MASTER, help="Spark master URL: executors in JVMs of their own")
+    parser.add_argument("--master", default=MASTER, help=(
+        "Spark master URL (executors in JVMs of their own), or 'standalone': a standalone master "
+        "and two workers started for the run"))
     parser.add_argument("--driver-memory", default="1g")
     parser.add_argument("--executor-memory", default="5g", help=EXECUTOR_MEMORY_HELP)
     parser.add_argument("--out", help="write the results as JSON to this file")
@@ -101,14 +124,16 @@ def main(argv: list[str] | None = None) -> None:
     sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else SIZES
     params = {"sizes": list(sizes), "master": args.master, "driver_memory": args.driver_memory,
               "executor_memory": args.executor_memory}
-    with tempfile.TemporaryDirectory(prefix="reach-pipeline-bench-") as folder:
+    with (tempfile.TemporaryDirectory(prefix="reach-pipeline-bench-") as folder,
+          cluster_master(args.master, folder, args.executor_memory) as (master, cluster_conf)):
         os.environ.setdefault("INCSPEC_CHECKPOINT_DIR", f"file://{folder}/engine-checkpoints")
-        spark = build_session(args.master, app_name="reach-pipeline-bench",
-                              conf=session_conf(args.master, args.driver_memory, args.executor_memory))
+        spark = build_session(master, app_name="reach-pipeline-bench",
+                              conf={**session_conf(master, args.driver_memory, args.executor_memory),
+                                    **cluster_conf})
         results = {"benchmark": "reach_pipeline_bench",
                    "machine": machine(str(spark.sparkContext._jvm.java.lang.System.getProperty("java.version"))),
                    "params": params, "rows": []}
-        print(f"master={args.master} driver memory={args.driver_memory} (seconds, MiB)")
+        print(f"master={args.master} ({master}) driver memory={args.driver_memory} (seconds, MiB)")
         print("  ".join(f"{h:>14}" for h in HEADER))
         try:
             for n in sizes:

@@ -25,6 +25,8 @@ from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
 from pyspark.sql import SparkSession
 
+from spark_impl.session import restore_conf, set_conf
+
 #: the session settings inside the scope
 SETTINGS = {"spark.sql.autoBroadcastJoinThreshold": "-1",
             "spark.sql.optimizer.runtime.bloomFilter.enabled": "false"}
@@ -50,9 +52,7 @@ def no_broadcasts(spark: SparkSession) -> Iterator[None]:
     global _depth, _saved
     with _lock:
         if _depth == 0:
-            _saved = {key: spark.conf.get(key, None) for key in SETTINGS}
-            for key, value in SETTINGS.items():
-                spark.conf.set(key, value)
+            _saved = set_conf(spark, SETTINGS)
         _depth += 1
     try:
         yield
@@ -60,11 +60,7 @@ def no_broadcasts(spark: SparkSession) -> Iterator[None]:
         with _lock:
             _depth -= 1
             if _depth == 0:
-                for key, saved in _saved.items():
-                    if saved is None:
-                        spark.conf.unset(key)
-                    else:
-                        spark.conf.set(key, saved)
+                restore_conf(spark, _saved)
 
 
 def without_broadcasts(method: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:

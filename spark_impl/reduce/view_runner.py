@@ -35,6 +35,7 @@ from spark_impl.reduce.maintained_view import (
     refusals_carried,
 )
 from spark_impl.reduce.reducer_kinds import SparkReducer
+from spark_impl.session import restore_conf, set_conf
 from spark_impl.storage.files import file_system
 
 Sink = Callable[[DataFrame, int], None]
@@ -58,15 +59,11 @@ def _session_conf(spark: SparkSession, key: str, value: str | None) -> Iterator[
     if value is None:
         yield
         return
-    before = spark.conf.get(key, None)
-    spark.conf.set(key, value)
+    before = set_conf(spark, {key: value})
     try:
         yield
     finally:
-        if before is None:
-            spark.conf.unset(key)
-        else:
-            spark.conf.set(key, before)
+        restore_conf(spark, before)
 
 
 class ViewRunner:

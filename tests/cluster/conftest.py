@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from spark_impl.session import SHORT_LIVED_ENV
+from spark_impl.standalone import ClusterStartError, Standalone
 from tests.cluster.connect_server import ConnectServer
-from tests.cluster.standalone import ClusterStartError, Standalone
 
 ROOT = Path(__file__).resolve().parents[2]
 #: a scenario's limit (an application's start, its jobs, its stop, on a loaded machine)
@@ -82,16 +82,8 @@ def app_defaults(standalone: Standalone) -> str:
     """``spark-defaults.conf`` of the scenarios' applications: small, UI off, on 127.0.0.1,
     the executors' Python this interpreter (the same machine)."""
     settings = {
-        "spark.ui.enabled": "false",
-        "spark.ui.showConsoleProgress": "false",
-        "spark.driver.host": "127.0.0.1",
-        "spark.driver.bindAddress": "127.0.0.1",
+        **standalone.app_conf(),  # an executor on each worker, 2 shuffle partitions, no UI
         "spark.driver.memory": "1g",
-        "spark.executor.memory": standalone.memory,
-        "spark.executor.cores": str(standalone.cores),
-        "spark.cores.max": str(standalone.cores * standalone.workers),  # an executor on each worker
-        "spark.sql.shuffle.partitions": "2",
-        "spark.default.parallelism": "2",
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.streaming.stateStore.rocksdb.maxMemoryUsageMB": "128",
         "spark.pyspark.python": sys.executable,

@@ -4,7 +4,7 @@ for the Spark Connect tests (tests/cluster/test_connect.py).
 The server runs ``local[2]`` (its own driver and executors: the tests need no standalone
 cluster), UI off, 2 shuffle partitions, on a free port of 127.0.0.1, with its logs and pid
 file under ``root``. ``--wait`` keeps the script in the foreground (no daemonising), so the
-server is the process group :class:`~tests.cluster.standalone.Daemons` started and stops.
+server is the process group :class:`~spark_impl.standalone.Daemons` started and stops.
 
 The server's Python workers run the ``foreachBatch`` functions, unpickled there: they must
 import the project (the pipeline's view classes are pickled by reference), so the server's
@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.cluster.standalone import START_TIMEOUT, Daemons, daemon_env, free_port, spark_home
+from spark_impl.standalone import START_TIMEOUT, Daemons, daemon_env, free_port, spark_home
 
 #: the server's settings beyond the engines' (spark_impl.session.ENGINE_CONF): small and quiet,
 #: as the local sessions' (spark_impl.session.LOCAL_CONF)

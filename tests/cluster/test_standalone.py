@@ -1,4 +1,4 @@
-"""The cluster fixture's process handling (tests/cluster/standalone.py), with stand-in
+"""The cluster fixture's process handling (spark_impl/standalone.py), with stand-in
 processes instead of Spark's: a daemon that dies says so with its log, one that never gets
 ready times out with its log, and stopping kills a daemon's whole process group."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cluster.standalone import ClusterStartError, Standalone
+from spark_impl.standalone import ClusterStartError, Standalone
 
 
 def alive(pid: int) -> bool:

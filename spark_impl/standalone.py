@@ -1,5 +1,6 @@
-"""A Spark standalone cluster (one master, two workers, which a test may kill and replace)
-started from the pyspark wheel alone.
+"""A Spark standalone cluster (one master, its workers, which a caller may kill and replace)
+started from the pyspark wheel alone: the cluster tier's fixture and the benchmarks that
+measure on a cluster (``--master standalone``) start it the same way.
 
 ``$SPARK_HOME/bin/spark-class`` runs the master and the workers, ``SPARK_HOME`` being the
 pyspark package's folder (its ``jars/`` hold everything: nothing is downloaded). Each binds
@@ -22,7 +23,8 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -142,6 +144,17 @@ class Standalone(Daemons):
         working copies)."""
         return self.root / "worker-local"
 
+    def app_conf(self) -> dict[str, str]:
+        """An application's settings on this cluster: one executor on each worker, with the
+        worker's cores and memory; as many shuffle partitions as cores; the driver on
+        127.0.0.1 beside the daemons, without UI or console progress bars."""
+        cores = str(self.cores * self.workers)
+        return {"spark.executor.memory": self.memory, "spark.executor.cores": str(self.cores),
+                "spark.cores.max": cores, "spark.sql.shuffle.partitions": cores,
+                "spark.default.parallelism": cores, "spark.ui.enabled": "false",
+                "spark.ui.showConsoleProgress": "false", "spark.driver.host": "127.0.0.1",
+                "spark.driver.bindAddress": "127.0.0.1"}
+
     def worker_names(self) -> list[str]:
         """The running workers, oldest first."""
         return sorted((n for n in self.processes if n.startswith("worker-")), key=lambda n: int(n.split("-")[1]))
@@ -207,3 +220,16 @@ class Standalone(Daemons):
 
     def _wait(self, deadline: float, ready: Any, what: str, name: str) -> None:
         self._await(deadline, lambda: bool(ready(self.state())), what, name, self.url)
+
+
+@contextmanager
+def standalone_cluster(root: Path, workers: int = 2, cores: int = 1, memory: str = "1g"
+                       ) -> Iterator[Standalone]:
+    """A started :class:`Standalone` under ``root``, its daemons killed on leaving whatever
+    happened (a start that fails included)."""
+    cluster = Standalone(root, workers=workers, cores=cores, memory=memory)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
