@@ -1,4 +1,4 @@
-"""``incspec engines list | install NAME... | install --all | results | explore``: the shipped adapters
+"""``incspec engines list | install NAME... | install --all | results | explore | scaling``: the shipped adapters
 of released engines (:mod:`conformance.released_engines`), installed and run. A skeleton (an engine
 whose server or crates cannot be installed here) is listed with what it misses, and ``install --all``
 leaves it out."""
@@ -47,8 +47,12 @@ def main(argv: list[str] | None = None) -> int:
         from engines import exploration
 
         return exploration.main(args[1:])
+    if args[:1] == ["scaling"]:
+        from engines import scaling_verdicts
+
+        return scaling_verdicts.main(args[1:])
     print("usage: incspec engines {list | install NAME... | install --all | results [--out PAGE] | "
-          "explore [--engine NAME] [--budget SECONDS]}",
+          "explore [--engine NAME] [--budget SECONDS] | scaling [--engine NAME]}",
           file=sys.stderr)
     return 2
 

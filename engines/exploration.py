@@ -12,7 +12,6 @@ as not explored, with the reason. Not part of CI (the engines are downloaded fro
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import io
 import shutil
 import sys
@@ -86,25 +85,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if refused := results_page.refuse_skeletons("explore", names):
         return refused
-    for name in names:
-        when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-        entry = explore_engine(name, args.budget, args.timeout, when)
-        content = results_data.read(args.data)  # read again: another engine's exploration may have run meanwhile
-        content = record(content, name, entry)
-        results_data.write(args.data, content)
-        args.out.write_text(results_page.page(content, results_page.skeletons()), encoding="utf-8")
+    results_page.record_sections("exploration", names,
+                                 lambda name, when: explore_engine(name, args.budget, args.timeout, when),
+                                 args.data, args.out)
     print(f"incspec engines explore: wrote {args.out} and {args.data}", file=sys.stderr)
     return 0
 
 
 def record(content: dict[str, Any], name: str, entry: dict[str, Any]) -> dict[str, Any]:
     """The results data with ``entry`` as the exploration of the engine ``name``."""
-    engines = [dict(e) for e in content["engines"]]
-    for e in engines:
-        if e["name"] == name:
-            e["exploration"] = entry
-            break
-    else:
-        engines.append({"name": name, "command": f"incspec conform --engine {name}", "problem": "not run",
-                        "run": "", "provenance": "", "known": {}, "cost_causes": {}, "exploration": entry})
-    return {**content, "engines": engines}
+    return results_data.with_section(content, name, "exploration", entry)

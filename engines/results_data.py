@@ -73,12 +73,35 @@ def data(runs: Sequence[EngineRun], commands: Mapping[str, str], when: str,
     return {"generated": when, "provenance": overall, "engines": [entries[n] for n in names]}
 
 
-def with_explorations(content: Mapping[str, Any], earlier: Mapping[str, Any]) -> dict[str, Any]:
-    """``content`` with each engine's ``exploration`` (written by ``incspec engines explore``) kept
-    from ``earlier`` where the new entry has none: rerunning the cases does not drop it."""
-    explored = {e["name"]: e["exploration"] for e in earlier.get("engines", []) if "exploration" in e}
-    return {**content, "engines": [e if "exploration" in e or e["name"] not in explored
-                                   else {**e, "exploration": explored[e["name"]]} for e in content["engines"]]}
+#: the sections of an engine's entry written by commands of their own (``incspec engines explore``,
+#: ``incspec engines scaling``), which rerunning the cases keeps
+KEPT_SECTIONS = ("exploration", "scaling")
+
+
+def with_kept_sections(content: Mapping[str, Any], earlier: Mapping[str, Any]) -> dict[str, Any]:
+    """``content`` with each engine's :data:`KEPT_SECTIONS` kept from ``earlier`` where the new
+    entry has none: rerunning the cases does not drop them."""
+    before = {e["name"]: e for e in earlier.get("engines", [])}
+    engines = []
+    for e in content["engines"]:
+        kept = {k: before[e["name"]][k] for k in KEPT_SECTIONS
+                if k not in e and k in before.get(e["name"], {})}
+        engines.append({**e, **kept})
+    return {**content, "engines": engines}
+
+
+def with_section(content: Mapping[str, Any], name: str, section: str, entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The results data with ``entry`` as the ``section`` of the engine ``name`` (an engine whose
+    cases never ran gets an entry saying so)."""
+    engines = [dict(e) for e in content["engines"]]
+    for e in engines:
+        if e["name"] == name:
+            e[section] = dict(entry)
+            break
+    else:
+        engines.append({"name": name, "command": f"incspec conform --engine {name}", "problem": "not run",
+                        "run": "", "provenance": "", "known": {}, "cost_causes": {}, section: dict(entry)})
+    return {**content, "engines": engines}
 
 
 def _line(value: Any) -> str:

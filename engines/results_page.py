@@ -32,6 +32,8 @@ from conformance.adapters.subprocess_impl import ProtocolError, SubprocessImplem
 from conformance.execute import Expectations, execute
 from conformance.loader import load_cases
 from conformance.protocols import Handshake
+from conformance.scaling import NOISE_FLOOR
+from conformance.scaling import THRESHOLD as SCALING_THRESHOLD
 from engines import cost_causes, results_data
 from engines.engine_run import EngineRun
 
@@ -166,6 +168,33 @@ def exploration_section(entry: Mapping[str, Any]) -> list[str]:
     return [*lines, ""]
 
 
+#: step times (ms) at or below this are noise whatever their spread (conformance.scaling)
+SCALING_NOISE_MS = NOISE_FLOOR * 1e3
+
+
+def scaling_section(entry: Mapping[str, Any]) -> list[str]:
+    """The engine's cost judged from outside (``incspec engines scaling``, :mod:`engines.scaling_verdicts`):
+    each scaling probe's verdict, growth and step times (nothing when it was never probed)."""
+    probed = entry.get("scaling")
+    if not probed:
+        return []
+    if probed.get("problem"):
+        return [f"Cost from outside (scaling probes, {probed['run']}): not run: {probed['problem']}", ""]
+    lines = [f"Cost from outside (`{probed['command']}`, {probed['run']}): each probe applies the same small "
+             "change as the stored data grows and times the step through the engine's process; a growth "
+             f"of the step time above ×{SCALING_THRESHOLD:g} from the smallest size to the largest is a cost "
+             "failure (a step time below the spread of its timings counts as that spread).", "",
+             "| probe | area | verdict | growth | step time by stored size |", "|---|---|---|---|---|"]
+    for p in probed["probes"]:
+        growth = f"×{p['growth']:.1f}" if p["growth"] is not None else "-"
+        times = ", ".join(f"{t['size']}: {t['step_ms']:.3f} ms"
+                          + (f" (spread {t['spread_ms']:.3f})" if t["spread_ms"] > SCALING_NOISE_MS else "")
+                          for t in p["timings"])
+        times = "; ".join(text for text in (p["detail"], times) if text)
+        lines.append(f"| {p['probe']} | {p['area']} | {p['verdict']} | {growth} | {_cell(times)} |")
+    return [*lines, ""]
+
+
 def skeleton_line(engine: released_engines.Engine) -> str:
     """A skeleton's line on the page: why it is not run here, and how to run it where it can be."""
     assert engine.skeleton is not None
@@ -199,9 +228,11 @@ def page(content: Mapping[str, Any], skeletons: Sequence[released_engines.Engine
              "shows `xpass`. A cost overrun counts as explained only up to the factors its known causes "
              "state (`cost_causes` in the engine's expectations file). An engine's exploration (`incspec engines "
              "explore`: random operation sequences beyond the fixed cases, each judged against the oracle) "
-             "lists every distinct divergence with its shrunk case, kept in the engine's folder.", ""]
+             "lists every distinct divergence with its shrunk case, kept in the engine's folder; its cost from outside "
+             "(`incspec engines scaling`: the scaling probes, step times as the stored data grows) closes its "
+             "section.", ""]
     for entry in content["engines"]:
-        lines += engine_section(entry)
+        lines += [*engine_section(entry), *scaling_section(entry)]
     lines += skeletons_section(skeletons)  # after the engines' sections, each ending in a blank line
     return "\n".join(lines).rstrip() + "\n"
 
@@ -228,6 +259,20 @@ def shipped_runs(names: Sequence[str], install: bool, timeout: float,
         print(f"incspec engines results: running {name}", file=sys.stderr)
         runs.append(run_engine(name, SubprocessImplementation(engine.command(), timeout), engine.expectations))
     return runs
+
+
+def record_sections(section: str, names: Sequence[str], entry_of: Callable[[str, str], dict[str, Any]],
+                    data: Path, out: Path) -> None:
+    """Per engine of ``names``, ``entry_of(name, when)`` recorded as its ``section`` in the results data
+    ``data`` and the page ``out`` written again, engine by engine (a run stopped half-way keeps
+    what it recorded)."""
+    for name in names:
+        when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        entry = entry_of(name, when)
+        content = results_data.read(data)  # read again: another command may have written meanwhile
+        content = results_data.with_section(content, name, section, entry)
+        results_data.write(data, content)
+        out.write_text(page(content, skeletons()), encoding="utf-8")
 
 
 def refuse_skeletons(command: str, names: Sequence[str]) -> int:
@@ -267,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     earlier = results_data.read(args.data)
     content = results_data.data(runs, commands, when, kept=earlier if args.engine else None,
                                 order=list(released_engines.shipped()))
-    content = results_data.with_explorations(content, earlier)
+    content = results_data.with_kept_sections(content, earlier)
     results_data.write(args.data, content)
     args.out.write_text(page(content, skeletons()), encoding="utf-8")
     print(f"incspec engines results: wrote {args.out} and {args.data}", file=sys.stderr)

@@ -15,6 +15,10 @@ adapter reads the step's output from a subscription and answers when the step's 
   and edges given as rows (set semantics and removals first are applied by the adapter, which
   sends only the rows that change).
 
+A case whose setup says ``"observe": "changes"`` (the feature ``changes-only``: the suite's scaling
+probes) is answered with each step's changes alone, read from the keys the subscription saw
+change: a step then costs the adapter what the change costs, not a copy of the whole view.
+
 Every step's rows change a ticker (count and sum of the row ids, concatenated to the output), so
 every non-empty step ends one output time; a step with no rows does not touch the dataflow.
 The adapter itself checks a reduce delta (Δ⁻ ⊆ C, else ``invalid-delta``).
@@ -120,7 +124,8 @@ def reducer_of(name: str, params: dict[str, Any], mode: str, table: Any) -> Any:
 
 
 class Run:
-    """A pathway dataflow over rows (rid, a, b, v); ``feed`` answers each step from its output."""
+    """A pathway dataflow over rows (rid, a, b, v); ``feed`` answers each step from its output:
+    ``output`` (kept up to date in place, output ``a`` -> ``b``) and the ``a`` the step touched."""
 
     def __init__(self, build: Callable[[Any], Any]) -> None:
         pw.internals.parse_graph.G.clear()
@@ -128,6 +133,7 @@ class Run:
         self.ready = threading.Semaphore(0)
         self.time_ended = threading.Event()
         self.output: dict[str, Any] = {}
+        self.touched: set[str] = set()
         run = self
 
         class Feeder(pw.io.python.ConnectorSubject):  # type: ignore[misc]
@@ -170,13 +176,15 @@ class Run:
     def _change(self, key: Any, row: dict[str, Any], time: int, is_addition: bool) -> None:
         if row["a"] == TICK:
             return
+        self.touched.add(row["a"])
         if is_addition:
             self.output[row["a"]] = row["b"]
         elif self.output.get(row["a"]) == row["b"]:
             del self.output[row["a"]]
 
-    def feed(self, batch: list[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
-        """Send one step's rows, wait for its time to end; the output then."""
+    def feed(self, batch: list[tuple[int, dict[str, Any]]]) -> set[str]:
+        """Send one step's rows, wait for its time to end; the output ``a`` it touched
+        (:attr:`output` holds the output then)."""
         if batch:
             self.time_ended.clear()
             self.batches.append(batch)
@@ -185,7 +193,8 @@ class Run:
                 raise TimeoutError("pathway ended no output time for the step")
             if self.failure is not None:
                 raise RuntimeError(f"pathway failed: {str(self.failure).splitlines()[0]}")
-        return dict(self.output)
+        touched, self.touched = self.touched, set()
+        return touched
 
     def close(self) -> None:
         self.batches.append(None)
@@ -212,7 +221,7 @@ def grouped(pairs: list[list[Any]]) -> dict[str, tuple[Any, list[Any]]]:
     return out
 
 
-def reduce_case(steps: list[dict[str, Any]], mode: str) -> Iterator[dict[str, Any]]:
+def reduce_case(steps: list[dict[str, Any]], mode: str, only_changes: bool) -> Iterator[dict[str, Any]]:
     declare = steps[0]
     if declare.get("op") != "declare":
         raise Refused("malformed-input")
@@ -256,9 +265,19 @@ def reduce_case(steps: list[dict[str, Any]], mode: str) -> Iterator[dict[str, An
                     rid = ids()
                     rows.setdefault(s, {})[rid] = (key, value)
                     batch.append((1, row(rid, key, value)))
-            before, view = view, {s: int(acc) for s, acc in run.feed(batch).items()}
-            changes = [[json.loads(s), view.get(s)] for s in set(before) | set(view) if before.get(s) != view.get(s)]
-            yield {"view": [[json.loads(s), acc] for s, acc in view.items()], "changes": changes}
+            changes = []
+            for s in sorted(run.feed(batch)):
+                acc = int(run.output[s]) if s in run.output else None
+                if view.get(s) != acc:
+                    changes.append([json.loads(s), acc])
+                    if acc is None:
+                        del view[s]
+                    else:
+                        view[s] = acc
+            if only_changes:
+                yield {"changes": changes}
+            else:
+                yield {"view": [[json.loads(s), acc] for s, acc in view.items()], "changes": changes}
     finally:
         run.close()
 
@@ -295,7 +314,16 @@ def reach(table: Any) -> Any:
     return live.select(a=live.node, b=live.node)
 
 
-def fixpoint_case(steps: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+def edits(held: dict[str, int], removed: list[str], added: list[str]) -> tuple[list[str], list[str]]:
+    """What leaves and what enters ``held`` when ``removed`` are taken out, then ``added`` put
+    in (set semantics: removals first), in time proportional to the edit, not to ``held``."""
+    kept = set(added)
+    leaving = [x for x in dict.fromkeys(removed) if x in held and x not in kept]
+    entering = [x for x in dict.fromkeys(added) if x not in held]
+    return leaving, entering
+
+
+def fixpoint_case(steps: list[dict[str, Any]], only_changes: bool) -> Iterator[dict[str, Any]]:
     run = Run(reach)
     try:
         roots: dict[str, int] = {}  # canonical root -> row id
@@ -307,36 +335,40 @@ def fixpoint_case(steps: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
             if step["op"] not in ("make", "apply"):
                 yield {"error": "malformed-input"}
                 continue
-            new_roots = {} if step["op"] == "make" else dict.fromkeys(roots)
-            new_edges = {} if step["op"] == "make" else dict.fromkeys(edges)
-            for r in step.get("remove_roots", []):
-                new_roots.pop(canon(r), None)
-            for e in step.get("remove_edges", []):
-                new_edges.pop(canon(e), None)
-            for r in [*step.get("roots", []), *step.get("add_roots", [])]:
-                values[canon(r)] = r
-                new_roots[canon(r)] = None
-            for e in [*step.get("edges", []), *step.get("add_edges", [])]:
-                values[canon(e[0])], values[canon(e[1])] = e[0], e[1]
-                new_edges[canon(e)] = None
+            make = step["op"] == "make"
+            new_roots = [*step.get("roots", []), *step.get("add_roots", [])]
+            new_edges = [*step.get("edges", []), *step.get("add_edges", [])]
+            for x in new_roots:
+                values[canon(x)] = x
+            for u, v in new_edges:
+                values[canon(u)], values[canon(v)] = u, v
+            root_edit = edits(roots, list(roots) if make else [canon(r) for r in step.get("remove_roots", [])],
+                              [canon(r) for r in new_roots])
+            edge_edit = edits(edges, list(edges) if make else [canon(e) for e in step.get("remove_edges", [])],
+                              [canon(e) for e in new_edges])
             batch = []
-            for s in [x for x in roots if x not in new_roots]:
+            for s in root_edit[0]:
                 batch.append((-1, {"rid": roots.pop(s), "a": "root", "b": s, "v": 0}))
-            for s in [x for x in edges if x not in new_edges]:
+            for s in edge_edit[0]:
                 u, v = json.loads(s)
                 batch.append((-1, {"rid": edges.pop(s), "a": canon(u), "b": canon(v), "v": 0}))
-            for s in [x for x in new_roots if x not in roots]:
+            for s in root_edit[1]:
                 roots[s] = ids()
                 batch.append((1, {"rid": roots[s], "a": "root", "b": s, "v": 0}))
-            for s in [x for x in new_edges if x not in edges]:
+            for s in edge_edit[1]:
                 edges[s] = ids()
                 u, v = json.loads(s)
                 batch.append((1, {"rid": edges[s], "a": canon(u), "b": canon(v), "v": 0}))
-            now = set(run.feed(batch))
-            added, removed = now - live, live - now
-            live = now
-            yield {"current": [values[s] for s in live], "added": [values[s] for s in added],
-                   "removed": [values[s] for s in removed]}
+            added, removed = [], []
+            for s in sorted(run.feed(batch)):
+                if s in run.output and s not in live:
+                    live.add(s)
+                    added.append(values[s])
+                elif s not in run.output and s in live:
+                    live.remove(s)
+                    removed.append(values[s])
+            changes = {"added": added, "removed": removed}
+            yield changes if only_changes else {"current": [values[s] for s in live], **changes}
     finally:
         run.close()
 
@@ -347,8 +379,9 @@ def fixpoint_case(steps: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
 def run_case(case: dict[str, Any], mode: str) -> dict[str, Any]:
     observations: list[dict[str, Any]] = []
     try:
-        steps = (reduce_case(case["steps"], mode) if case["area"] == "reduce"
-                 else fixpoint_case(case["steps"]) if case["area"] == "fixpoint" else None)
+        only_changes = case.get("setup", {}).get("observe") == "changes"
+        steps = (reduce_case(case["steps"], mode, only_changes) if case["area"] == "reduce"
+                 else fixpoint_case(case["steps"], only_changes) if case["area"] == "fixpoint" else None)
         if steps is None:
             return {"skipped": {"message": f"area {case['area']} not implemented"}}
         for observation in steps:
@@ -370,7 +403,8 @@ def main() -> int:
             reply: dict[str, Any] = {"implementation": {
                 "name": "pathway", "version": pw.__version__, "language": "python",
                 "areas": ["reduce", "fixpoint"],
-                "features": ["ill-formed-reducers"] + (["declining-remove"] if mode == "builtin" else []),
+                "features": ["ill-formed-reducers", "changes-only"]
+                + (["declining-remove"] if mode == "builtin" else []),
                 "configuration": {"reducers": mode, "fixpoint": "pw.iterate"}}}
         elif message["cmd"] == "run":
             reply = {"seq": message["seq"], **run_case(message["case"], mode)}

@@ -46,7 +46,28 @@ const CASES = [
   ["array-replaced-whole", "replacing a key's array [3, 1] by [3] calls remove on every old value",
     async () => { removes = 0; await viewOf(Count, false, [["k", [3, 1]]], [["k", [3]]]); return String(removes); },
     "1"],
+  ["getarray-slows", "each getArray call costs more than the calls before it (it instantiates and closes a resource "
+    + "instance per call): the first 300 calls against calls 2,000 to 2,300, on a view of one key",
+    () => getArrayGrowth(), "flat (under 2x)"],
 ];
+
+// The mean time of getArray calls 2,000 to 2,300 over that of the first 300, on a one-key view.
+async function getArrayGrowth() {
+  const service = { initialData: { input: [["k", [1]]] }, resources: { view: View },
+                    createGraph: (inputs) => ({ view: inputs.input.reduce(Sum) }) };
+  const instance = await initService(service);
+  const mean = async (calls) => {
+    const start = performance.now();
+    for (let i = 0; i < calls; i++) await instance.getArray("view", "k");
+    return (performance.now() - start) / calls;
+  };
+  const first = await mean(300);
+  await mean(1700);
+  const later = await mean(300);
+  await instance.close();
+  const growth = later / first;
+  return growth < 2 ? "flat (under 2x)" : `${growth.toFixed(1)}x slower (${first.toFixed(2)} -> ${later.toFixed(2)} ms a call)`;
+}
 
 for (const [name, what, run, expected] of CASES) {
   let got;

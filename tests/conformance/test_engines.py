@@ -260,7 +260,7 @@ def test_an_exploration_is_kept_in_the_results_data_and_shown_on_the_page(
     assert "| reduce | sum, count | 90 | 7 | 1 | yes |" in page
     assert ("| reduce / count / apply: view other values | "
             "`engines/fake/explored/fake/reduce/explored-fake-count.8ffb840a.json` | 3 | none: new |") in page
-    rerun = results_data.with_explorations(results_data.data([run], {}, "later"), content)
+    rerun = results_data.with_kept_sections(results_data.data([run], {}, "later"), content)
     assert rerun["engines"][0]["exploration"] == found
     content = exploration.record(content, "reference", absent)
     assert "not run: not installed (incspec engines install d2ts)" in results_page.page(content)
@@ -301,3 +301,40 @@ def test_every_traced_cause_names_a_divergence_the_results_data_holds() -> None:
             assert case in found, (name, case)
             checked += 1
     assert checked >= 6  # d2ts's six explored divergences
+
+
+def test_a_scaling_verdict_is_kept_in_the_results_data_and_shown_on_the_page(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``incspec engines scaling`` records per engine each probe's verdict and step times (or why it
+    did not run); the page shows them at the end of the engine's section, and rerunning the cases
+    keeps them."""
+    from conformance import scaling
+    from engines import scaling_verdicts
+
+    monkeypatch.setenv("INCSPEC_ENGINE_CACHE", str(tmp_path))
+    absent = scaling_verdicts.probe_engine("d2ts", "today")
+    assert absent == {"run": "today", "problem": "not installed (incspec engines install d2ts)"}
+    reduce_probe, reach_probe = scaling.CHANGES_PROBES
+    flat = scaling.ProbeResult(reduce_probe, (scaling.Timing(100, 0.002), scaling.Timing(10_000, 0.003)),
+                               scaling.THRESHOLD)
+    growing = scaling.ProbeResult(reach_probe, (scaling.Timing(100, 0.001), scaling.Timing(10_000, 0.140)),
+                                  scaling.THRESHOLD)
+    undeclared = scaling.ProbeResult(reach_probe, (), scaling.THRESHOLD, undeclared=scaling.CHANGES_ONLY)
+    timed_out = scaling.ProbeResult(reduce_probe, (scaling.Timing(100, 0.002, 0.0125),), scaling.THRESHOLD,
+                                    problem="size 10000: timed out after 10 s")
+    entries = [scaling_verdicts.probe_entry(r) for r in (flat, growing, undeclared, timed_out)]
+    assert [(e["verdict"], e["growth"]) for e in entries] == [
+        ("ok", 1.5), ("cost fail", 140.0), ("not declared", None), ("not judged", None)]
+    found = {"run": "today", "command": "incspec conform --engine fake --scaling --timeout 120", "problem": "",
+             "probes": entries}
+    run = results_page.run_engine("reference", InProcess(resolve("reference")), None, reduce_cases(tmp_path))
+    content = results_data.with_section(results_data.data([run], {}, "today"), "reference", "scaling", found)
+    page = results_page.page(content)
+    assert "| reduce-sum | reduce | ok | ×1.5 | 100: 2.000 ms, 10000: 3.000 ms |" in page
+    assert "| reach-edge | fixpoint | cost fail | ×140.0 | 100: 1.000 ms, 10000: 140.000 ms |" in page
+    assert f"| reach-edge | fixpoint | not declared | - | the engine does not declare {scaling.CHANGES_ONLY} |" in page
+    assert "| reduce-sum | reduce | not judged | - | size 10000: timed out after 10 s; 100: 2.000 ms (spread 12.500) |" in page
+    rerun = results_data.with_kept_sections(results_data.data([run], {}, "later"), content)
+    assert rerun["engines"][0]["scaling"] == found
+    content = results_data.with_section(content, "reference", "scaling", absent)
+    assert "not run: not installed (incspec engines install d2ts)" in results_page.page(content)

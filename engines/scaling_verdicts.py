@@ -1,0 +1,85 @@
+"""``incspec engines scaling``: every shipped engine's cost judged from outside.
+
+Per engine: the suite's scaling probes (:mod:`conformance.scaling`, as ``incspec conform --engine
+NAME --scaling``), the same small change applied as the stored data grows, each step timed through
+the engine's own process: the zset probes where it serves that area, ``reduce-sum`` and
+``reach-edge`` where it declares ``changes-only`` (else "not declared", never a pass). What each
+probe measured goes into the engine's entry of the results data (``scaling``), from which the
+results page (``docs/ENGINES.md``) is written again. An engine that is not installed is recorded
+as not probed, with the reason. Not part of CI (the engines are downloaded from npm and PyPI, and
+the timings want a quiet machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from conformance import released_engines, scaling
+from conformance.adapters.subprocess_impl import ProtocolError, SubprocessImplementation
+from engines import results_page
+
+#: seconds per case: a probe's largest case loads 10^4 elements through the engine's process
+TIMEOUT = 120.0
+
+
+def verdict(result: scaling.ProbeResult) -> str:
+    """``ok``, ``cost fail``, ``not judged`` (the engine errored or timed out) or ``not declared``."""
+    if result.undeclared:
+        return "not declared"
+    if result.problem:
+        return "not judged"
+    return "ok" if result.passed else "cost fail"
+
+
+def probe_entry(result: scaling.ProbeResult) -> dict[str, Any]:
+    return {"probe": result.probe.name, "area": result.probe.area, "verdict": verdict(result),
+            "growth": round(result.growth, 2) if result.timings and not result.problem else None,
+            "threshold": result.threshold,
+            "detail": result.problem or (f"the engine does not declare {result.undeclared}" if result.undeclared else ""),
+            "timings": [{"size": t.size, "step_ms": round(t.step_seconds * 1e3, 3),
+                         "spread_ms": round(t.resolution * 1e3, 3)} for t in result.timings],
+            "claim": result.probe.claim}
+
+
+def probe_engine(name: str, when: str, timeout: float = TIMEOUT) -> dict[str, Any]:
+    """The ``scaling`` entry of the engine ``name``."""
+    engine = released_engines.shipped()[name]
+    if engine.missing():  # a skeleton without its server or toolchain
+        return {"run": when, "problem": engine.missing()}
+    if not engine.installed():
+        return {"run": when, "problem": f"not installed (incspec engines install {name})"}
+    backend = SubprocessImplementation(engine.command(), timeout=timeout, startup_timeout=max(120.0, timeout))
+    try:
+        print(f"incspec engines scaling: {name}", file=sys.stderr)
+        results = scaling.run_probes(backend, progress=lambda probe: print(f"  probe {probe}...", file=sys.stderr))
+    except ProtocolError as exc:
+        return {"run": when, "problem": f"did not start: {exc}"}
+    finally:
+        backend.close()
+    return {"run": when, "command": f"incspec conform --engine {name} --scaling --timeout {timeout:g}",
+            "problem": "", "probes": [probe_entry(r) for r in results]}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="incspec engines scaling", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--engine", action="append", default=[], help="probe only this engine (repeatable)")
+    p.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds per case")
+    p.add_argument("--out", type=Path, default=released_engines.ROOT / "docs" / "ENGINES.md")
+    p.add_argument("--data", type=Path, default=released_engines.ENGINES / "results.json")
+    args = p.parse_args(argv)
+    names = args.engine or [n for n, e in released_engines.shipped().items() if e.skeleton is None]
+    unknown = [n for n in names if n not in released_engines.shipped()]
+    if unknown:
+        print(f"incspec engines scaling: unknown engine {unknown[0]!r}", file=sys.stderr)
+        return 2
+    if refused := results_page.refuse_skeletons("scaling", names):
+        return refused
+    results_page.record_sections("scaling", names, lambda name, when: probe_engine(name, when, args.timeout),
+                                 args.data, args.out)
+    print(f"incspec engines scaling: wrote {args.out} and {args.data}", file=sys.stderr)
+    return 0
