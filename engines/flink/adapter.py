@@ -161,9 +161,11 @@ class Flink:
         self.t_env.get_config().set("python.fn-execution.bundle.size", "1")
         self.t_env.get_config().set("table.exec.resource.default-parallelism", "1")
 
-    def run(self, aggregate: Callable[[Any], str], steps: list[list[tuple[int, str, int]]]) -> list[dict[str, int]]:
-        """Feed ``steps`` (each a list of (sign, key, value)) as one changelog; the result view
-        after each step, as Flink's result changelog tells it."""
+    def run(self, aggregate: Callable[[Any], str], steps: list[list[tuple[int, str, int]]], whole: bool = True
+            ) -> list[tuple[dict[str, int | None], dict[str, int] | None]]:
+        """Feed ``steps`` (each a list of (sign, key, value)) as one changelog; per step, as Flink's
+        result changelog tells it, the changes (key -> new accumulator, None for a key that left)
+        and, with ``whole``, the view after it (a copy per step: what the changes alone avoid)."""
         rows: list[Row] = []
         for i, batch in enumerate(steps):
             for sign, key, value in batch:
@@ -175,15 +177,19 @@ class Flink:
         try:
             call = aggregate(self.t_env)
             result = self.t_env.sql_query(f"SELECT a, {call} AS acc FROM input GROUP BY a")
-            views: list[dict[str, int]] = []
+            views: list[tuple[dict[str, int | None], dict[str, int] | None]] = []
             view: dict[str, int] = {}
+            before: dict[str, int | None] = {}  # each key the step touched, as it was before the step
             with result.execute().collect() as changes:
                 for change in changes:
                     key, acc = change[0], change[1]
                     if key.startswith(TICK):
                         if change.get_row_kind() == RowKind.INSERT:
-                            views.append(dict(view))
+                            changed = {k: view.get(k) for k, old in before.items() if view.get(k) != old}
+                            views.append((changed, dict(view) if whole else None))
+                            before = {}
                         continue
+                    before.setdefault(key, view.get(key))
                     if change.get_row_kind() in (RowKind.INSERT, RowKind.UPDATE_AFTER):
                         view[key] = acc
                     elif view.get(key) == acc:
@@ -214,7 +220,7 @@ def number(value: Any, name: str) -> int:
     return value
 
 
-def reduce_case(flink: Flink, steps: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
+def reduce_case(flink: Flink, steps: list[dict[str, Any]], mode: str, only_changes: bool = False) -> list[dict[str, Any]]:
     declare = steps[0]
     if declare.get("op") != "declare":
         raise Refused("malformed-input")
@@ -251,16 +257,17 @@ def reduce_case(flink: Flink, steps: list[dict[str, Any]], mode: str) -> list[di
                 held.setdefault(s, []).append(value)
                 batch.append((1, s, number(value, name)))
         batches.append(batch)
-    views = flink.run(lambda t_env: aggregate_of(name, params, mode, t_env), batches)
+    steps_out = flink.run(lambda t_env: aggregate_of(name, params, mode, t_env), batches, whole=not only_changes)
     observations: list[dict[str, Any]] = [{}]
-    before: dict[str, int] = {}
-    for index, view in enumerate(views):
+    for index, (changed, view) in enumerate(steps_out):
         if index in refused:
             observations.append({"error": refused[index]})
             continue
-        changes = [[json.loads(s), view.get(s)] for s in set(before) | set(view) if before.get(s) != view.get(s)]
-        observations.append({"view": [[json.loads(s), acc] for s, acc in view.items()], "changes": changes})
-        before = view
+        changes = [[json.loads(s), acc] for s, acc in changed.items()]
+        if view is None:
+            observations.append({"changes": changes})
+        else:
+            observations.append({"view": [[json.loads(s), acc] for s, acc in view.items()], "changes": changes})
     return observations
 
 
@@ -277,7 +284,7 @@ def run_case(flink: Flink, case: dict[str, Any], mode: str) -> dict[str, Any]:
     if case["area"] != "reduce":
         return {"skipped": {"message": f"area {case['area']} not implemented"}}
     try:
-        observations = reduce_case(flink, case["steps"], mode)
+        observations = reduce_case(flink, case["steps"], mode, case.get("setup", {}).get("observe") == "changes")
     except Refused as exc:
         observations = [{"error": exc.error_class}]
     except Exception as exc:  # the engine failed: report it, go on with the next case
@@ -303,7 +310,7 @@ def main() -> int:
             reply: dict[str, Any] = {"implementation": {
                 "name": "flink", "version": version(), "language": "java",
                 "areas": ["reduce"],
-                "features": ["ill-formed-reducers", "declining-remove"],
+                "features": ["ill-formed-reducers", "declining-remove", "changes-only"],
                 "configuration": {"reducers": mode, "mode": "streaming", "parallelism": 1}}}
         elif message["cmd"] == "run":
             assert flink is not None
