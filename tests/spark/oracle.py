@@ -10,7 +10,7 @@ from typing import Any
 
 from conformance import reducers
 from reference.algebra.multiset import Multiset
-from reference.reduce import Delta, apply_delta, reduce
+from reference.reduce import Collection, Delta, apply_delta, reduce
 from reference.skip.view import view_changes
 
 View = dict[Any, Any]
@@ -25,7 +25,7 @@ class ReduceModel:
 
     def __init__(self, name: str, params: Mapping[str, Any] | None = None) -> None:
         self.R = reducers.build(name, params or {})  # the suite's vocabulary, read by the oracle
-        self.C: dict[Any, Multiset] = {}
+        self.C: Collection = {}
         self.view: View = {}
 
     def load(self, raw: Mapping[Any, Sequence[Any]]) -> tuple[View, dict[Any, Any]]:

@@ -181,10 +181,11 @@ def test_a_fold_view_restarted_with_another_bucket_count_is_refused(spark: Any, 
     root, rows = f"file://{tmp_path}", "k string, v bigint, w bigint"
     start = {k: v for v, k in enumerate("abcdef")}
 
+    def run_changes(changes: Any, _: int) -> None:
+        changes.collect()  # the sink runs the micro-batch (a fold view's changes are lazy)
+
     def runner(buckets: int | None = None) -> ViewRunner:
-        # the sink runs the micro-batch (a fold view's changes are lazy)
-        return ViewRunner(spark, "min", "string", "bigint", root, lambda changes, _: changes.collect(),
-                          buckets=buckets)
+        return ViewRunner(spark, "min", "string", "bigint", root, run_changes, buckets=buckets)
 
     def view(run: ViewRunner) -> dict[str, int]:
         return {r["key"]: r["accumulator"] for r in run.read_view().collect()}
