@@ -25,7 +25,7 @@ from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
 from pyspark.sql import SparkSession
 
-from spark_impl.session import restore_conf, set_conf
+from spark_impl.conf_scope import restore_conf, set_conf
 
 #: the session settings inside the scope
 SETTINGS = {"spark.sql.autoBroadcastJoinThreshold": "-1",

@@ -25,6 +25,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql.streaming.query import StreamingQuery
 from pyspark.sql.streaming.readwriter import DataStreamWriter
 
+from spark_impl.conf_scope import restore_conf, set_conf
 from spark_impl.connect import is_connect
 from spark_impl.errors import SparkEngineError, cause, restart_after
 from spark_impl.reduce.maintained_view import (
@@ -35,7 +36,6 @@ from spark_impl.reduce.maintained_view import (
     refusals_carried,
 )
 from spark_impl.reduce.reducer_kinds import SparkReducer
-from spark_impl.session import restore_conf, set_conf
 from spark_impl.storage.files import file_system
 
 Sink = Callable[[DataFrame, int], None]
