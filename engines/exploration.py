@@ -11,7 +11,6 @@ as not explored, with the reason. Not part of CI (the engines are downloaded fro
 
 from __future__ import annotations
 
-import argparse
 import io
 import shutil
 import sys
@@ -70,26 +69,13 @@ def explore_engine(name: str, per_area: float, timeout: float, when: str,
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="incspec engines explore", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--engine", action="append", default=[], help="explore only this engine (repeatable)")
+    p = results_page.section_parser("explore", __doc__, "explore only this engine (repeatable)")
     p.add_argument("--budget", type=float, default=60.0, help="seconds per area the engine supports")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds per case")
-    p.add_argument("--out", type=Path, default=released_engines.ROOT / "docs" / "ENGINES.md")
-    p.add_argument("--data", type=Path, default=released_engines.ENGINES / "results.json")
     args = p.parse_args(argv)
-    names = args.engine or [n for n, e in released_engines.shipped().items() if e.skeleton is None]
-    unknown = [n for n in names if n not in released_engines.shipped()]
-    if unknown:
-        print(f"incspec engines explore: unknown engine {unknown[0]!r}", file=sys.stderr)
-        return 2
-    if refused := results_page.refuse_skeletons("explore", names):
-        return refused
-    results_page.record_sections("exploration", names,
-                                 lambda name, when: explore_engine(name, args.budget, args.timeout, when),
-                                 args.data, args.out)
-    print(f"incspec engines explore: wrote {args.out} and {args.data}", file=sys.stderr)
-    return 0
+    return results_page.record_section_command(
+        "explore", "exploration", args.engine,
+        lambda name, when: explore_engine(name, args.budget, args.timeout, when), args.data, args.out)
 
 
 def record(content: dict[str, Any], name: str, entry: dict[str, Any]) -> dict[str, Any]:

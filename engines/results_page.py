@@ -261,6 +261,34 @@ def shipped_runs(names: Sequence[str], install: bool, timeout: float,
     return runs
 
 
+def section_parser(command: str, description: str | None, engine_help: str) -> argparse.ArgumentParser:
+    """The options of a command that records one section per engine (``incspec engines explore``,
+    ``scaling``): ``--engine`` (repeatable), ``--out`` (the page), ``--data`` (the results data)."""
+    p = argparse.ArgumentParser(prog=f"incspec engines {command}", description=description,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--engine", action="append", default=[], help=engine_help)
+    p.add_argument("--out", type=Path, default=released_engines.ROOT / "docs" / "ENGINES.md")
+    p.add_argument("--data", type=Path, default=released_engines.ENGINES / "results.json")
+    return p
+
+
+def record_section_command(command: str, section: str, requested: Sequence[str],
+                           entry_of: Callable[[str, str], dict[str, Any]], data: Path, out: Path) -> int:
+    """Run ``incspec engines COMMAND`` on the ``requested`` engines (default: every shipped one
+    but the skeletons): 2 for an unknown engine or a skeleton missing its server, else each
+    engine's ``section`` recorded (:func:`record_sections`)."""
+    names = list(requested) or [n for n, e in released_engines.shipped().items() if e.skeleton is None]
+    unknown = [n for n in names if n not in released_engines.shipped()]
+    if unknown:
+        print(f"incspec engines {command}: unknown engine {unknown[0]!r}", file=sys.stderr)
+        return 2
+    if refused := refuse_skeletons(command, names):
+        return refused
+    record_sections(section, names, entry_of, data, out)
+    print(f"incspec engines {command}: wrote {out} and {data}", file=sys.stderr)
+    return 0
+
+
 def record_sections(section: str, names: Sequence[str], entry_of: Callable[[str, str], dict[str, Any]],
                     data: Path, out: Path) -> None:
     """Per engine of ``names``, ``entry_of(name, when)`` recorded as its ``section`` in the results data

@@ -12,10 +12,8 @@ the timings want a quiet machine).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from conformance import released_engines, scaling
@@ -65,21 +63,9 @@ def probe_engine(name: str, when: str, timeout: float = TIMEOUT) -> dict[str, An
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="incspec engines scaling", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--engine", action="append", default=[], help="probe only this engine (repeatable)")
+    p = results_page.section_parser("scaling", __doc__, "probe only this engine (repeatable)")
     p.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds per case")
-    p.add_argument("--out", type=Path, default=released_engines.ROOT / "docs" / "ENGINES.md")
-    p.add_argument("--data", type=Path, default=released_engines.ENGINES / "results.json")
     args = p.parse_args(argv)
-    names = args.engine or [n for n, e in released_engines.shipped().items() if e.skeleton is None]
-    unknown = [n for n in names if n not in released_engines.shipped()]
-    if unknown:
-        print(f"incspec engines scaling: unknown engine {unknown[0]!r}", file=sys.stderr)
-        return 2
-    if refused := results_page.refuse_skeletons("scaling", names):
-        return refused
-    results_page.record_sections("scaling", names, lambda name, when: probe_engine(name, when, args.timeout),
-                                 args.data, args.out)
-    print(f"incspec engines scaling: wrote {args.out} and {args.data}", file=sys.stderr)
-    return 0
+    return results_page.record_section_command(
+        "scaling", "scaling", args.engine, lambda name, when: probe_engine(name, when, args.timeout),
+        args.data, args.out)
