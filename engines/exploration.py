@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance import released_engines
-from conformance.adapters.subprocess_impl import ProtocolError, SubprocessImplementation
+from conformance.adapters.subprocess_impl import ProtocolError
 from conformance.conform import exploration
 from conformance.stateful import backend_runner
 from engines import results_data, results_page
@@ -29,11 +29,9 @@ def explore_engine(name: str, per_area: float, timeout: float, when: str,
                    root: Path = released_engines.ROOT) -> dict[str, Any]:
     """The ``exploration`` entry of the engine ``name``; its shrunk cases are written under its folder."""
     engine = released_engines.shipped()[name]
-    if engine.missing():  # a skeleton without its server or toolchain
-        return {"run": when, "problem": engine.missing()}
-    if not engine.installed():
-        return {"run": when, "problem": f"not installed (incspec engines install {name})"}
-    backend = SubprocessImplementation(engine.command(), timeout=timeout, startup_timeout=max(120.0, timeout))
+    if problem := results_page.not_runnable(engine):
+        return {"run": when, "problem": problem}
+    backend = results_page.engine_backend(engine, timeout)
     kept = engine.folder / "explored" / name
     try:
         areas = list(backend.handshake().areas)

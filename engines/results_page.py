@@ -261,6 +261,21 @@ def shipped_runs(names: Sequence[str], install: bool, timeout: float,
     return runs
 
 
+def not_runnable(engine: released_engines.Engine) -> str:
+    """Why ``engine`` cannot run here (a skeleton missing its server or toolchain, or not
+    installed), or empty."""
+    if engine.missing():
+        return engine.missing()
+    if not engine.installed():
+        return f"not installed (incspec engines install {engine.name})"
+    return ""
+
+
+def engine_backend(engine: released_engines.Engine, timeout: float) -> SubprocessImplementation:
+    """The engine's adapter as a subprocess backend: ``timeout`` seconds per case, at least 120 to start."""
+    return SubprocessImplementation(engine.command(), timeout=timeout, startup_timeout=max(120.0, timeout))
+
+
 def section_parser(command: str, description: str | None, engine_help: str) -> argparse.ArgumentParser:
     """The options of a command that records one section per engine (``incspec engines explore``,
     ``scaling``): ``--engine`` (repeatable), ``--out`` (the page), ``--data`` (the results data)."""

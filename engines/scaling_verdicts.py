@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from conformance import released_engines, scaling
-from conformance.adapters.subprocess_impl import ProtocolError, SubprocessImplementation
+from conformance.adapters.subprocess_impl import ProtocolError
 from engines import results_page
 
 #: seconds per case: a probe's largest case loads 10^4 elements through the engine's process
@@ -46,11 +46,9 @@ def probe_entry(result: scaling.ProbeResult) -> dict[str, Any]:
 def probe_engine(name: str, when: str, timeout: float = TIMEOUT) -> dict[str, Any]:
     """The ``scaling`` entry of the engine ``name``."""
     engine = released_engines.shipped()[name]
-    if engine.missing():  # a skeleton without its server or toolchain
-        return {"run": when, "problem": engine.missing()}
-    if not engine.installed():
-        return {"run": when, "problem": f"not installed (incspec engines install {name})"}
-    backend = SubprocessImplementation(engine.command(), timeout=timeout, startup_timeout=max(120.0, timeout))
+    if problem := results_page.not_runnable(engine):
+        return {"run": when, "problem": problem}
+    backend = results_page.engine_backend(engine, timeout)
     try:
         print(f"incspec engines scaling: {name}", file=sys.stderr)
         results = scaling.run_probes(backend, progress=lambda probe: print(f"  probe {probe}...", file=sys.stderr))
