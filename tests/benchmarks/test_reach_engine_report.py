@@ -31,6 +31,7 @@ def test_a_tiny_run_writes_results_and_the_report_renders_them(spark: Any, tmp_p
     assert "--graph powerlaw --repeats 1 --sizes 200" in table and "root removed s" in table
 
 
+@pytest.mark.heavy
 def test_a_chains_graph_cuts_and_hangs_back_whole_chains(spark: Any, tmp_path: Path) -> None:
     """Chains of 4 nodes hung from the root: an update removes or adds a whole chain
     (its outcome checked by the benchmark itself), the table says so."""

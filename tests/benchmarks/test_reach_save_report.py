@@ -15,6 +15,7 @@ from benchmarks import reach_save_bench, report
 pytestmark = pytest.mark.spark
 
 
+@pytest.mark.heavy
 def test_a_tiny_run_writes_results_and_the_report_renders_them(spark: Any, tmp_path: Path) -> None:
     out = tmp_path / "save.json"
     reach_save_bench.main(["--sizes", "200", "--repeats", "2", "--out", str(out)])

@@ -14,6 +14,7 @@ from benchmarks import report, zset_iterate_bench
 pytestmark = pytest.mark.spark
 
 
+@pytest.mark.heavy
 def test_a_tiny_run_writes_results_and_the_report_renders_them(spark: Any, tmp_path: Path) -> None:
     out = tmp_path / "zset.json"
     zset_iterate_bench.main(["--sizes", "40", "--repeats", "1", "--out", str(out)])

@@ -111,6 +111,7 @@ SIZES = (100, 1_000, 10_000)
 
 
 @pytest.mark.serial
+@pytest.mark.heavy
 def test_the_reference_passes_and_a_recomputing_engine_fails_in_process() -> None:
     reference = scaling.run_probes(InProcess(resolve("reference")), SIZES, probes=scaling.PROBES)
     assert reference and all(r.passed for r in reference), scaling.report(reference)
@@ -124,6 +125,7 @@ KEYED = ("distinct", "join", "reduce")
 
 
 @pytest.mark.serial
+@pytest.mark.heavy
 def test_the_keyed_operators_probes_fail_an_engine_that_folds_whole_traces() -> None:
     """The probes of distinct, join and reduce tell a step that reads the keys of its change
     from one that folds the whole trace: the reference before its arrangements passes the
@@ -181,6 +183,7 @@ def test_a_cost_failure_stands_only_if_measuring_again_fails_too(monkeypatch: py
 
 
 @pytest.mark.serial
+@pytest.mark.heavy
 def test_timed_from_whole_cases_the_verdicts_are_the_same() -> None:
     """Timed from whole cases, as a subprocess engine is, the reference passes (at 100 steps
     a case, enough to see its small steps past the cases' own spread) and a recomputing
@@ -216,6 +219,7 @@ def test_an_engine_without_the_zset_area_is_not_probed_and_a_refusing_one_is_not
 
 
 @pytest.mark.serial
+@pytest.mark.heavy
 def test_the_command_line_flag_runs_the_probes(capsys: pytest.CaptureFixture[str]) -> None:
     assert conform.main(["--impl", "reference", "--scaling", "--no-progress"]) == 0
     out = capsys.readouterr().out
@@ -328,6 +332,7 @@ def _passes_the_reference_and_fails_a_recomputing_engine(probe: scaling.AnyProbe
 
 @pytest.mark.serial
 @pytest.mark.spec("SKIP-THM-3", evidence="example")
+@pytest.mark.heavy
 def test_the_reduce_probe_passes_the_reference_and_fails_a_recomputing_engine() -> None:
     """With changes-only observations a reduce step of the reference costs its delta
     (SKIP-THM-3): its step time stays flat from 100 to 10^4 keys (x0.2 measured), while an
@@ -338,6 +343,7 @@ def test_the_reduce_probe_passes_the_reference_and_fails_a_recomputing_engine() 
 
 @pytest.mark.serial
 @pytest.mark.spec("FIX-CLAIM-COMPLEXITY", evidence="example")
+@pytest.mark.heavy
 def test_the_fixpoint_probe_passes_the_reference_and_fails_a_recomputing_engine() -> None:
     """With changes-only observations a fixpoint step of the reference costs the affected
     region (FIX-CLAIM-COMPLEXITY): its step time stays flat from 300 to 3 x 10^4 edges (x0.3

@@ -87,6 +87,7 @@ def test_worked_example_dce(spark: Any) -> None:
     assert obs.current == {"R", "A", "B", "C", "E", "F"}
 
 
+@pytest.mark.heavy
 def test_stale_ranks_rederive(spark: Any) -> None:
     """§4.5: B loses its shortest path but stays via C, with a rank above C's."""
     e = engine(spark)
@@ -100,6 +101,7 @@ def test_stale_ranks_rederive(spark: Any) -> None:
 
 
 @pytest.mark.spec("FIX-DEC-REDERIVE-RANK", "FIX-DEC-BATCH", evidence="example")
+@pytest.mark.heavy
 def test_random_batches_match_lfp(spark: Any) -> None:
     """A random graph over 8 nodes, 6 batches of mixed edits (seeded: reproducible):
     the live set and delta are lfp's, the ranks the reference's (the oracle)."""
@@ -133,6 +135,7 @@ def test_random_batches_match_lfp(spark: Any) -> None:
             check_ranks(dict(obs.ranks), roots, edges)
 
 
+@pytest.mark.heavy
 def test_make_from_scratch_in_dataframe_rounds(spark: Any) -> None:
     """The large-graph path (BFS rounds as joins) gives exact BFS distances, and
     incremental updates continue from it."""
@@ -149,6 +152,7 @@ def test_make_from_scratch_in_dataframe_rounds(spark: Any) -> None:
 
 
 @pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.heavy
 def test_a_failed_update_leaves_the_state_unchanged(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Atomic updates: the new tables are written first and swapped in at the
     end, so an update that fails while writing leaves the old state in force."""
@@ -194,6 +198,7 @@ def _losing_scratch_after_the_first_round(monkeypatch: pytest.MonkeyPatch, engin
 
 
 @pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.heavy
 def test_an_update_that_lost_its_scratch_blocks_is_run_again(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Scratch frames are executor-local blocks; an update that loses them
     mid-way (here: dropped after the first cascade round of a chain of 5 cut
@@ -211,6 +216,7 @@ def test_an_update_that_lost_its_scratch_blocks_is_run_again(spark: Any, monkeyp
 
 
 @pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.heavy
 def test_an_update_losing_its_scratch_every_time_fails_and_changes_nothing(
         spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Retries are bounded: an update whose every attempt loses its scratch
@@ -234,6 +240,7 @@ def _jobs(spark: Any) -> int:
 
 
 @pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.heavy
 def test_jobs_per_single_edge_update_do_not_grow_with_the_graph(spark: Any) -> None:
     """A single-edge insert and delete run a fixed handful of Spark jobs (a round is
     one job: no broadcast of the small sides, no driver loop), the same on a graph of
@@ -257,6 +264,7 @@ def test_jobs_per_single_edge_update_do_not_grow_with_the_graph(spark: Any) -> N
     assert counts[0][0] <= JOBS_PER_INSERT and counts[0][1] <= JOBS_PER_DELETE, counts
 
 
+@pytest.mark.heavy
 def test_an_update_that_turns_out_large_is_recomputed(spark: Any) -> None:
     """A one-row batch that kills or derives most of the graph (the root removed,
     then put back) is abandoned once its cascade's dead, or the elements its
@@ -293,6 +301,7 @@ def test_an_update_that_turns_out_large_is_recomputed(spark: Any) -> None:
 
 
 @pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.heavy
 def test_an_update_releases_its_scratch_frames(spark: Any) -> None:
     """The rounds' local checkpoints are freed when the next update begins, so
     the blocks an engine holds do not grow with the updates: on a chain of 7

@@ -17,6 +17,7 @@ def _partitions(df: Any) -> int:
     return int(df._jdf.queryExecution().toRdd().getNumPartitions())
 
 
+@pytest.mark.heavy
 def test_a_table_patched_every_round_keeps_shallow_plans(spark: Any) -> None:
     """Forty rounds each taking one key out of a table with an added patch: the
     patches stay at most two frames, each at most one join deep (unstacked, a
@@ -116,6 +117,7 @@ def test_integer_spans_are_widened_to_a_grid_that_holds_them() -> None:
     assert Span.around(-(2**63), -(2**63) + 5) == Span(-(2**63), -(2**63) + SPAN_GRID - 1)
 
 
+@pytest.mark.heavy
 def test_joins_within_nearby_spans_share_their_generated_code(spark: Any) -> None:
     """Spark writes integer literals into generated code: a join within a span
     one id further each round compiled its stages anew every round. Within the
@@ -137,6 +139,7 @@ def test_joins_within_nearby_spans_share_their_generated_code(spark: Any) -> Non
     assert int(metrics.METRIC_COMPILATION_TIME().getCount()) == before
 
 
+@pytest.mark.heavy
 def test_the_overlay_keeps_the_session_partition_count_update_after_update(spark: Any) -> None:
     """Thirty updates, each changing a few keys of two tables: the overlay is rewritten
     every time as the old overlay's rows plus the new changes, and stays in the

@@ -91,6 +91,7 @@ BATCHES: list[Rows] = [
 
 
 @pytest.mark.spec("SKIP-DEF-9", "SKIP-DEF-10", "SKIP-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.heavy
 def test_views_and_changes_of_each_batch(spark: Any, tmp_path: Path) -> None:
     inp, out = tmp_path / "in", tmp_path / "out"
     for i, rows in enumerate(BATCHES):
@@ -106,6 +107,7 @@ CHANGES = [[("a", True, 8), ("b", True, 2)], [("a", True, 5), ("c", True, 4)],
 
 
 @pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.heavy
 def test_a_partial_change_folder_is_never_taken_as_published(spark: Any, tmp_path: Path) -> None:
     """A folder ``batch=1`` holding a data file and no marker (what a crash leaves amid an
     object store's rename, which copies a folder file by file) is there when micro-batch 1
@@ -130,6 +132,7 @@ def test_a_partial_change_folder_is_never_taken_as_published(spark: Any, tmp_pat
 
 
 @pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.heavy
 def test_an_output_written_without_markers_is_marked_at_the_next_run(spark: Any, tmp_path: Path) -> None:
     """An output published before markers (no ``_PUBLISHED`` anywhere): nothing of it is
     read; the next run marks the changes of the micro-batches its checkpoint committed and
@@ -167,6 +170,7 @@ def test_committed_inputs_are_never_read_again(spark: Any, tmp_path: Path) -> No
 
 
 @pytest.mark.spec("SKIP-DEF-8", "SKIP-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.heavy
 def test_an_invalid_batch_is_refused_then_quarantined(spark: Any, tmp_path: Path) -> None:
     inp, out = tmp_path / "in", tmp_path / "out"
     write_batch(inp, "b0.jsonl", BATCHES[0], 0)
@@ -475,6 +479,7 @@ GRAPH_FILES: list[Rows] = [
 
 @pytest.mark.parametrize("files_per_batch", [1, 2])
 @pytest.mark.spec("SKIP-DEC-SPARK-PARTS", evidence="example")
+@pytest.mark.heavy
 def test_the_reach_view_applies_files_in_order(spark: Any, tmp_path: Path, files_per_batch: int) -> None:
     """The second file removes an edge the first added: live {1} whether the files are
     one micro-batch or two (taken as one change, removals first, the edge would stay)."""
@@ -493,6 +498,7 @@ def test_the_reach_view_applies_files_in_order(spark: Any, tmp_path: Path, files
 
 
 @pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.heavy
 def test_the_reach_view_resumes_from_its_saved_state(spark: Any, tmp_path: Path) -> None:
     """A second run over the same checkpoint starts from the state the first saved:
     the second file's removal of 1 -> 2 kills 2 and 3 (they are live only in the saved

@@ -169,6 +169,7 @@ def saved_state(out: Path) -> list[str]:
 
 
 @pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.heavy
 def test_a_micro_batch_saves_the_changes_of_the_tables_and_a_restart_reads_them_back(
         spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Micro-batch 0 builds the tables, saved as the bases ``base-0``; micro-batch 1 cuts
@@ -215,6 +216,7 @@ def test_a_micro_batch_saves_the_changes_of_the_tables_and_a_restart_reads_them_
 
 
 @pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.heavy
 def test_a_state_saved_whole_by_an_earlier_version_is_read_back(spark: Any, tmp_path: Path) -> None:
     """A checkpoint whose last version holds the roots, edges and live tables whole (as the
     reach view saved them before it saved changes) is read back, the segment index built from
@@ -240,6 +242,7 @@ def test_a_state_saved_whole_by_an_earlier_version_is_read_back(spark: Any, tmp_
 
 
 @pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.heavy
 def test_a_crash_amid_an_object_store_rename_publishes_the_changes_once(
         spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Micro-batch 1 crashes once part of its changes' data files is in place, before its
@@ -275,6 +278,7 @@ def test_a_crash_amid_an_object_store_rename_publishes_the_changes_once(
 
 
 @pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.heavy
 def test_a_micro_batch_run_again_after_its_state_was_saved_publishes_its_changes(
         spark: Any, tmp_path: Path) -> None:
     """Micro-batch 1 applied and saved, its published changes gone (an output folder not
@@ -293,6 +297,7 @@ def test_a_micro_batch_run_again_after_its_state_was_saved_publishes_its_changes
 
 
 @pytest.mark.spec("FIX-DEC-SPARK-STATE", "FIX-DEC-BATCH", evidence="example")
+@pytest.mark.heavy
 def test_the_reach_view_brings_neither_a_micro_batch_nor_its_delta_to_the_driver(
         spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two micro-batches, the second of two files (1 -> 2 cut, 3 -> 4 added; 1 -> 2 put
@@ -325,6 +330,7 @@ def test_the_reach_view_brings_neither_a_micro_batch_nor_its_delta_to_the_driver
 
 
 @pytest.mark.spec("FIX-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.heavy
 def test_a_snapshot_asked_for_while_a_micro_batch_applies_holds_the_micro_batch_it_names(
         spark: Any, tmp_path: Path) -> None:
     """A snapshot of micro-batch 0 asked for (as the run's main thread does once 0 is
@@ -415,6 +421,7 @@ def live_of(spark: Any, out: Path) -> list[int]:
 
 
 @pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.heavy
 def test_an_invalid_graph_edit_is_refused_naming_file_line_column_and_value(
         spark: Any, tmp_path: Path) -> None:
     """A null source on line 2 of the second file: the micro-batch is refused in one line
@@ -431,6 +438,7 @@ def test_an_invalid_graph_edit_is_refused_naming_file_line_column_and_value(
 
 
 @pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.heavy
 def test_an_invalid_graph_edit_is_quarantined(spark: Any, tmp_path: Path) -> None:
     """With ``--on-invalid quarantine`` the run goes on without the file (a weight of 1.5),
     which is moved aside; the view is the other files'."""

@@ -27,6 +27,7 @@ def engine_for(spark: Any, name: str, params: dict[str, Any] | None = None) -> A
 
 
 @pytest.mark.parametrize("name", ["min"])  # the suite's cases cover every reducer; min declines
+@pytest.mark.heavy
 def test_trace_matches_recompute(spark: Any, name: str) -> None:
     """Load, then deltas that add, remove, empty a key, and re-add it."""
     engine, model = engine_for(spark, name), ReduceModel(name)
@@ -44,6 +45,7 @@ def test_trace_matches_recompute(spark: Any, name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["saturating_sum"])  # a Python reducer: the check is not native
+@pytest.mark.heavy
 def test_invalid_delta_refused_and_state_unchanged(spark: Any, name: str) -> None:
     params = {"cap": 100} if name == "saturating_sum" else {}
     engine = engine_for(spark, name, params)
@@ -113,6 +115,7 @@ def traces(draw: Any) -> tuple[dict[Any, list[int]], list[tuple[dict[Any, list[i
 
 @settings(max_examples=4)  # lowered: each example is ~10 Spark jobs (~2 s)
 @given(st.sampled_from(NAMES), traces())
+@pytest.mark.heavy
 def test_random_traces_match_recompute(spark: Any, name: str, trace: Any) -> None:
     initial, steps = trace
     engine, model = engine_for(spark, name), ReduceModel(name)

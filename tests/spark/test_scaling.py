@@ -29,6 +29,7 @@ ENDS = (scaling.SIZES[0], scaling.SIZES[-1])
     pytest.param(LINEAR, id="linear"),
     pytest.param(tuple(p.name for p in scaling.PROBES if p.name not in LINEAR), id="keyed", marks=pytest.mark.slow),
 ])
+@pytest.mark.heavy
 def test_the_spark_engine_passes_the_scaling_probes(spark: Any, names: tuple[str, ...]) -> None:
     from spark_impl.conformance_adapter import implementation
 
@@ -42,6 +43,7 @@ def test_the_spark_engine_passes_the_scaling_probes(spark: Any, names: tuple[str
 
 
 @pytest.mark.parametrize("probe", scaling.CHANGES_PROBES, ids=lambda p: p.name)
+@pytest.mark.heavy
 def test_the_spark_engine_answers_a_changes_only_case_as_the_reference_does(
         spark: Any, probe: scaling.AnyProbe, monkeypatch: pytest.MonkeyPatch) -> None:
     """Asked for changes only, its reduce and fixpoint adapters answer the changes (computed by
@@ -75,6 +77,7 @@ def test_the_spark_engine_answers_a_changes_only_case_as_the_reference_does(
 @pytest.mark.slow
 @pytest.mark.serial  # it times the engine
 @pytest.mark.parametrize("probe", scaling.CHANGES_PROBES, ids=lambda p: p.name)
+@pytest.mark.heavy
 def test_the_spark_engine_under_the_reduce_and_fixpoint_probes(spark: Any, probe: scaling.AnyProbe) -> None:
     """Its reduce and fixpoint steps, observed by their changes, do not grow with the stored
     keys or edges (passed: reduce-sum in 222 s, reach-edge in 653 s, on 2 cores with a load

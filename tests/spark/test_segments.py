@@ -41,6 +41,7 @@ def _restored(spark: Any, roots: list[str], edges: list[Edge], ranks: dict[str, 
 
 
 @pytest.mark.spec("FIX-DEC-SPARK-SEGMENTS", "FIX-ALG-CONTRACT", "FIX-ALG-EXPAND", evidence="example")
+@pytest.mark.heavy
 def test_a_chain_is_cut_off_and_hung_back_in_rounds_that_do_not_grow_with_it(spark: Any) -> None:
     """Chains of 6 and 20 below a root with other children: cutting a chain's head
     edge kills it, putting it back derives it at exact ranks, in the same number
@@ -122,6 +123,7 @@ def test_random_batches_on_paths_match_the_reference(spark: Any, seed: int) -> N
 
 
 @pytest.mark.spec("FIX-DEC-SPARK-SEGMENTS", evidence="example")
+@pytest.mark.heavy
 def test_paths_longer_than_a_segment_match_the_reference(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Built with one pointer-jumping round, a segment holds at most 3 elements:
     the rest of a longer path has no rows, and is crossed one round at a time.
@@ -155,6 +157,7 @@ def test_the_index_holds_the_paths(spark: Any) -> None:
 
 
 @pytest.mark.spec("FIX-DEC-SPARK-SEGMENTS", evidence="example")
+@pytest.mark.heavy
 def test_a_member_made_a_root_by_a_bulk_batch_breaks_its_segment(spark: Any) -> None:
     """R -> a -> b -> c -> d (one segment below R's other child x aside): b made a
     root by a batch taken from scratch is marked, so cutting a off later kills a

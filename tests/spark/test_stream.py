@@ -27,6 +27,7 @@ EDGES = [["L", [1, 2]], ["R", [2, 3]], ["L", [2, 4]], ["R", [4, 4]], ["L", [3, 1
          ["L", [4, 4]], ["R", [2, 4]], ["R", ["a", 1]], ["L", [0, "a"]], ["R", ["a", 2]], ["L", [5, 2]]]
 
 
+@pytest.mark.heavy
 def test_every_processor_and_cut_matches_the_reference_in_one_query(spark: Any) -> None:
     from spark_impl.stream.runner import Job, SparkStreams
 
@@ -41,6 +42,7 @@ def test_every_processor_and_cut_matches_the_reference_in_one_query(spark: Any) 
 
 
 @pytest.mark.parametrize("shuffle_partitions", [1, 2, 8])
+@pytest.mark.heavy
 def test_keyed_processors_give_the_same_output_on_1_2_and_8_partitions(spark: Any,
                                                                         shuffle_partitions: int) -> None:
     """Theorem 3.51 on Spark: a keyed processor's groups are spread over 1, 2 or

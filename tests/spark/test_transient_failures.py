@@ -137,6 +137,7 @@ def test_a_python_worker_killed_mid_batch_is_restarted(spark: Any, tmp_path: Pat
         runner.stop()
 
 
+@pytest.mark.heavy
 def test_a_handshake_timeout_in_a_lockstep_run_changes_no_result(
         spark: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     """The suite's reduce, fixpoint and stream cases run together, the reduce dataflow's
@@ -157,6 +158,7 @@ def test_a_handshake_timeout_in_a_lockstep_run_changes_no_result(
     assert len(injected_restarts(caplog)) == 1
 
 
+@pytest.mark.heavy
 def test_a_handshake_timeout_while_a_refused_batch_is_undone_changes_no_result(
         spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         caplog: pytest.LogCaptureFixture) -> None:

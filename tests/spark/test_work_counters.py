@@ -62,6 +62,7 @@ def _reference_work(n: int, changes: list[Any]) -> list[dict[str, int]]:
 
 
 @pytest.mark.spec("FIX-CLAIM-COMPLEXITY", evidence="example")
+@pytest.mark.heavy
 def test_fixpoint_local_edits_cost_the_same_on_any_chain_length(spark: Any) -> None:
     """FIX-CLAIM-COMPLEXITY on Spark: the counters of a local edit do not grow with
     the untouched chain (equal at 4 and 12 nodes), and equal the reference's
@@ -87,6 +88,7 @@ def test_fixpoint_local_edits_cost_the_same_on_any_chain_length(spark: Any) -> N
     assert [w["rounds"] for w in works[0]] == [2, 3]
 
 
+@pytest.mark.heavy
 def test_lockstep_reports_the_counters_of_a_separate_run(spark: Any) -> None:
     from conformance.adapters.in_process import InProcess
     from conformance.compare import judge_cost

@@ -60,6 +60,7 @@ def assert_matches_standard_semantics(spark: Any, name: str, program: dict[str, 
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))  # the suite's zset cases cover the rest
+@pytest.mark.heavy
 def test_output_deltas_match_the_standard_semantics(spark: Any, name: str) -> None:
     program, trace = PROGRAMS[name], TRACES[name]
     assert_matches_standard_semantics(spark, name, program, trace)
@@ -158,6 +159,7 @@ def _random_versions(name: str, seed: int, versions: int) -> list[dict[str, list
     ("reach", 1), ("min-label", 2),
     pytest.param("nested-reach", 3, marks=pytest.mark.slow),  # a loop in a loop: minutes
 ])
+@pytest.mark.heavy
 def test_iterate_agrees_with_the_reference_on_generated_versions(spark: Any, name: str, seed: int) -> None:
     """The engine's output deltas (nested-time rule) against the reference's standard semantics
     (the test's oracle; the engine does not call the reference)."""
@@ -184,6 +186,7 @@ def test_a_change_after_convergence_works_only_at_the_affected_times(spark: Any)
     assert engine.work["affected_keys"] == 0 and engine.work["recorded"] == 1  # the edge itself
 
 
+@pytest.mark.heavy
 def test_a_trace_is_read_in_the_session_partition_count_however_many_pieces_it_keeps(spark: Any) -> None:
     """Four versions of ``distinct(join(a, b))``: each version adds a piece to the
     traces of the join's inputs and of the distinct's argument, and a trace is read as
@@ -239,6 +242,7 @@ def _stored_tables(spark: Any, since: set[str]) -> set[str]:
     return found - since
 
 
+@pytest.mark.heavy
 def test_the_kept_frames_are_files_under_the_checkpoint_location(spark: Any) -> None:
     """After steps of a loop and a join (pieces at several times, a compacted trace, the
     input and output logs), every frame the dataflow keeps reads files under the session's
@@ -256,6 +260,7 @@ def test_the_kept_frames_are_files_under_the_checkpoint_location(spark: Any) -> 
         assert files and all(_local(f).startswith(_location(spark) + "/") for f in files), files
 
 
+@pytest.mark.heavy
 def test_old_versions_are_deleted_and_the_stored_tables_stay_bounded(spark: Any,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """Ten steps of ``distinct(a)``, a trace compacted every third piece: after each step
