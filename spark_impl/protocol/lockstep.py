@@ -75,7 +75,8 @@ class _ReducerGroup:
                out: dict[CaseTag, ReduceObservation | EngineError]) -> dict[CaseTag, dict[str, int]]:
         """One micro-batch of every case's rows. A case whose delta must be refused (it
         removes a value not there) is answered ``invalid-delta`` in ``out`` and taken out
-        (the refused micro-batch left the state unchanged); the others go again. Returns
+        (the refused micro-batch left the state unchanged), every case the refusal names at
+        once; the others go again. Returns
         each remaining case's work counters."""
         self.changed = []
         while deltas:
@@ -84,9 +85,11 @@ class _ReducerGroup:
                     [r for rs in deltas.values() for r in rs], self.runner.schema))
                 break
             except InvalidDelta as refused:
-                i = decode(refused.key)[0]
-                out[i] = suite_refusal(refused)
-                del deltas[i]
+                for breach in (refused, *refused.others):  # each case's first breach, its keys' prefix
+                    i = decode(breach.key)[0]
+                    if i in deltas:
+                        out[i] = suite_refusal(breach)
+                        del deltas[i]
         return {i: dict(self.runner.work.get(i, {"reducer_calls": 0, "keys_touched": 0}))
                 for i in deltas}
 

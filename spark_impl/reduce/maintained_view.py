@@ -88,10 +88,15 @@ class Refused(SparkEngineError):
 
 
 class InvalidDelta(Refused):
-    """Δ⁻(k) ⊄ C(k): a micro-batch removes ``value`` at ``key`` more often than it occurs."""
+    """Δ⁻(k) ⊄ C(k): a micro-batch removes ``value`` at ``key`` more often than it occurs.
+
+    ``others``: the same breach at other keys of the micro-batch, each key's first, when the
+    check that found this one saw them too (the group path's, up to :data:`REFUSALS_NAMED`
+    pairs); a caller whose batch gathers independent sources by key (the suite's lockstep
+    runner: one case a key prefix) takes them all out at once. Empty when not known."""
 
     def __init__(self, key: Any, value: Any, available: int, removed: int,
-                 file: str | None = None) -> None:
+                 file: str | None = None, others: tuple[InvalidDelta, ...] = ()) -> None:
         where = f" (in {file})" if file else ""
         super().__init__(
             "invalid-delta",
@@ -99,6 +104,12 @@ class InvalidDelta(Refused):
             f"batch removes it {removed} time(s) (Δ⁻(k) must be contained in C(k), SKIP-DEF-8)")
         self.key, self.value, self.available, self.removed, self.file = (
             key, value, available, removed, file)
+        self.others = others
+
+
+#: How many breaking (key, value) pairs the group path's check brings to the driver to
+#: name a refused micro-batch's breaches (:attr:`InvalidDelta.others`): the first by key.
+REFUSALS_NAMED = 1000
 
 
 class InvalidInput(Refused):
@@ -353,7 +364,8 @@ class MaintainedView:
 
     def _check_group(self, batch: DataFrame) -> None:
         """Δ⁻ ⊆ C for each part of the micro-batch, in ``part`` order (SKIP-DEC-SPARK-PARTS),
-        in one aggregation per (key, value), raising the first refusal's facts: from the
+        in one aggregation per (key, value), raising the first refusal's facts (the first at
+        each other key in its ``others``): from the
         multiplicity before the batch (``after - net``), the batch's changes sorted by
         ``(part, weight)`` (a part's removals before its additions, SKIP-DEF-10) must never
         take it below 0. Run only when the one pass saw a breach, or removals across parts."""
@@ -368,10 +380,13 @@ class MaintainedView:
             lambda acc, x: F.struct((acc["level"] + x["m"]).alias("level"),
                                     F.least(acc["low"], acc["level"] + x["m"]).alias("low")),
             lambda acc: acc["low"])
-        found = per_pair.where(lowest < 0).orderBy("k", "v").limit(1).collect()  # the refusal's facts
-        if found:
-            row = found[0]
-            raise _refusal(row["k"], row["v"], int(row["after"]) - int(row["net"]), row["steps"])
+        found = per_pair.where(lowest < 0).orderBy("k", "v").limit(REFUSALS_NAMED).collect()
+        firsts = [next(rows) for _, rows in itertools.groupby(found, key=lambda row: row["k"])]
+        if firsts:
+            first, *others = [_refusal(row["k"], row["v"], int(row["after"]) - int(row["net"]),
+                                       row["steps"]) for row in firsts]
+            first.others = tuple(others)
+            raise first
 
     # --- the fold path -------------------------------------------------------------------------
 

@@ -91,3 +91,29 @@ def test_lockstep_runs_equal_separate_runs(spark: Any) -> None:
     for c in CASES:
         if c.id in ("r1", "r3", "f2"):
             assert semantic(run_case(implementation, c).observations) == EXPECTED[c.id], c.id
+
+
+def test_cases_refused_in_one_micro_batch_are_taken_out_together(spark: Any) -> None:
+    """Two of three sum cases remove what they do not hold: both are answered
+    ``invalid-delta`` from one refused micro-batch, and the third's delta is applied by
+    the next one (two steps of the view, not three)."""
+    from spark_impl.protocol.lockstep import _ReducerGroup
+
+    group = _ReducerGroup(spark, "sum", {})
+    steps: list[int] = []
+    step = group.runner.step
+
+    def counted(rows: Any) -> None:
+        steps.append(rows.count())
+        step(rows)
+
+    group.runner.step = counted  # type: ignore[method-assign]
+    try:
+        out: dict[Any, Any] = {}
+        group.update({0: group.tagged(0, {"a": [1]}, -1), 1: group.tagged(1, {"a": [2]}, 1),
+                      2: group.tagged(2, {"b": [3]}, -1)}, out)
+        assert sorted(out) == [0, 2] and {e.error_class for e in out.values()} == {"invalid-delta"}
+        assert steps == [3, 1]
+        assert group.views() == {1: {"a": 2}}
+    finally:
+        group.runner.stop()

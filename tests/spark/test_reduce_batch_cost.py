@@ -107,3 +107,17 @@ def test_a_written_batch_is_moved_into_the_input_not_rewritten(
     assert not os.path.exists(urlparse(written).path)
     assert sorted(os.listdir(tmp_path / "view" / "input" / "batch-000000")) == names
     assert runner.view() == {1: 4, 2: 18}
+
+
+@pytest.mark.spec("SKIP-DEF-8", evidence="example")
+def test_a_refusal_names_the_first_breach_at_every_key_it_breaks(runner: Runner) -> None:
+    """Key 1 loses value 10 twice (held once) and value 20 (not held), key 3 value 7 (not
+    held): the refusal names key 1's first pair, and key 3's in ``others``; the state is kept."""
+    from spark_impl.reduce.maintained_view import InvalidDelta
+
+    runner.step([(1, 10, 1), (2, 5, 1)])
+    with pytest.raises(InvalidDelta) as refused:
+        runner.step([(1, 10, -2), (1, 20, -1), (2, 5, 1), (3, 7, -1)])
+    named = [(r.key, r.value, r.available, r.removed) for r in (refused.value, *refused.value.others)]
+    assert named == [(1, 10, 1, 2), (3, 7, 0, 1)]
+    assert runner.view() == {1: 10, 2: 5}
