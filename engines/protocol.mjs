@@ -74,5 +74,9 @@ export async function serve(implementation, engines, opts) {
       break;
     }
   }
+  // stdout to a pipe is written asynchronously: exiting at once would cut an answer still
+  // queued (one of over 64 KiB, when the reader is slower than the engine); exit once the
+  // queue is flushed.
+  await new Promise((resolve) => process.stdout.write("", resolve));
   process.exit(0);
 }

@@ -121,3 +121,31 @@ def test_the_implementers_guide_shows_the_fixture_s_table_as_it_is() -> None:
     guide = (ROOT / "docs" / "implementers.md").read_text(encoding="utf-8")
     table = reports.text(hs, outcomes).split("\n\n")[:2]
     assert "\n\n".join(table) in guide
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed: the engines' JavaScript serving loop cannot run")
+def test_the_javascript_engines_serving_loop_flushes_a_long_answer_before_it_exits(tmp_path: Path) -> None:
+    """``engines/protocol.mjs`` (the Skip and d2ts adapters' loop): an answer of 1 MiB, then
+    ``stop``, read only after the process had time to exit. Node writes to a pipe
+    asynchronously; a loop that exits as soon as it reads ``stop`` cut this answer at the
+    pipe's 64 KiB."""
+    import subprocess
+    import time
+
+    engine = tmp_path / "big_engine.mjs"
+    engine.write_text(
+        f"import {{ serve }} from {json.dumps((ROOT / 'engines' / 'protocol.mjs').as_uri())};\n"
+        "class Big { async run(step) { return { output: 'x'.repeat(1 << 20) }; } }\n"
+        "await serve({ name: 'big' }, { reduce: Big }, {});\n")
+    case = {"area": "reduce", "setup": {}, "steps": [{"op": "x"}]}
+    requests = [{"cmd": "start"}, {"cmd": "run", "seq": 1, "case": case}, {"cmd": "stop"}]
+    process = subprocess.Popen([str(NODE), str(engine)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("".join(json.dumps(r) + "\n" for r in requests).encode())
+    process.stdin.close()
+    time.sleep(1)  # a slow reader: the answer waits in the engine's queue, not in the pipe
+    lines = process.stdout.read().decode().splitlines()
+    assert process.wait(timeout=30) == 0
+    answer = json.loads(lines[1])
+    assert answer["seq"] == 1
+    assert answer["result"]["observations"] == [{"output": "x" * 2**20}]
