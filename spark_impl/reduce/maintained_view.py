@@ -380,6 +380,7 @@ class MaintainedView:
             lambda acc, x: F.struct((acc["level"] + x["m"]).alias("level"),
                                     F.least(acc["low"], acc["level"] + x["m"]).alias("low")),
             lambda acc: acc["low"])
+        # a refusal's facts: at most REFUSALS_NAMED rows, brought up only when the batch is refused
         found = per_pair.where(lowest < 0).orderBy("k", "v").limit(REFUSALS_NAMED).collect()
         firsts = [next(rows) for _, rows in itertools.groupby(found, key=lambda row: row["k"])]
         if firsts:
