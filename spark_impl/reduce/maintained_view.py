@@ -96,7 +96,7 @@ class InvalidDelta(Refused):
     runner: one case a key prefix) takes them all out at once. Empty when not known."""
 
     def __init__(self, key: Any, value: Any, available: int, removed: int,
-                 file: str | None = None, others: tuple[InvalidDelta, ...] = ()) -> None:
+                 file: str | None = None) -> None:
         where = f" (in {file})" if file else ""
         super().__init__(
             "invalid-delta",
@@ -104,7 +104,7 @@ class InvalidDelta(Refused):
             f"batch removes it {removed} time(s) (Δ⁻(k) must be contained in C(k), SKIP-DEF-8)")
         self.key, self.value, self.available, self.removed, self.file = (
             key, value, available, removed, file)
-        self.others = others
+        self.others: tuple[InvalidDelta, ...] = ()  # set by the check that saw them
 
 
 #: How many breaking (key, value) pairs the group path's check brings to the driver to
