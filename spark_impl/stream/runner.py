@@ -97,6 +97,8 @@ def stream_session(spark: SparkSession, shuffle_partitions: int | None = None) -
     child.conf.set(PROVIDER, ROCKSDB)
     # a commit writes the batch's changes, not a snapshot of the whole store
     child.conf.set(CHANGELOG, "true")
+    # the state's row count (``numRowsTotal``, what stream_bench reports), off for the engines
+    child.conf.set("spark.sql.streaming.stateStore.rocksdb.trackTotalNumberOfRows", "true")
     child.conf.set("spark.sql.streaming.numRecentProgressUpdates", str(RECENT_PROGRESS))
     if shuffle_partitions is not None:
         child.conf.set("spark.sql.shuffle.partitions", str(shuffle_partitions))
