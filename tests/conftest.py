@@ -17,6 +17,7 @@ The long scenarios of the slow tier take their size from the profile too
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -41,6 +42,7 @@ settings.load_profile(PROFILE)
 _CATALOG = load_catalog()
 
 
+@pytest.hookimpl(trylast=True)  # after ``-m`` deselected what does not run: the order is of what runs
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     _heavy_first(items)
     for item in items:
@@ -53,15 +55,34 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def _heavy_first(items: list[pytest.Item]) -> None:
-    """The tests marked ``heavy`` (tens of seconds each) first, the order otherwise kept.
+    """In a run of several tiers (``scripts/test --with-heavy``), each worker's share of the
+    tests begins with its part of the ``heavy`` ones (tens of seconds each); a run of one
+    tier is left as collected.
 
-    A run of several tiers at once (``scripts/test --with-heavy``) hands its tests to the
-    workers in this order: the long ones first and the many short ones last fill the
-    workers evenly to the end, where heavy tests met last would leave one worker idle while
-    the other runs them (longest first: the classic greedy rule for a short makespan). Every
-    worker sorts alike (the order depends on the collected items alone), as pytest-xdist
-    requires. A run of one tier is left as collected."""
-    items.sort(key=lambda item: item.get_closest_marker("heavy") is None)
+    That run hands the tests out with pytest-xdist's ``worksteal`` scheduler: worker ``j`` of
+    ``k`` first gets the ``j``-th of ``k`` contiguous shares of the collection (``len // k``
+    of what is left, in turn), and a worker that runs out takes the second half of the
+    longest queue left. So the heavy tests are dealt round-robin to the shares' fronts and
+    the short ones fill the rest in collected order (a module's tests stay together, its
+    fixtures made once): the long tests run first on every worker, and the many short ones
+    at the end, taken over by whichever worker is idle, level the workers to the last test
+    (longest first: the greedy rule for a short makespan). Every worker orders its
+    collection alike (the order depends on the items and the worker count alone), as
+    pytest-xdist requires."""
+    heavy = [item for item in items if item.get_closest_marker("heavy") is not None]
+    rest = [item for item in items if item.get_closest_marker("heavy") is None]
+    if not heavy or not rest:
+        return
+    workers = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+    ordered: list[pytest.Item] = []
+    taken = 0
+    for j in range(workers):
+        share = (len(items) - len(ordered)) // (workers - j)  # the scheduler's arithmetic
+        dealt = heavy[j::workers]
+        filler = max(0, share - len(dealt))
+        ordered += dealt + rest[taken:taken + filler]
+        taken += filler
+    items[:] = ordered + rest[taken:]
 
 
 @pytest.fixture(scope="session")
