@@ -37,6 +37,8 @@ Value = Any
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 PROVIDER = "spark.sql.streaming.stateStore.providerClass"
 CHANGELOG = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
+#: the state's row count (``numRowsTotal``), which the engines' sessions turn off (spark_impl/session.py)
+COUNT_ROWS = "spark.sql.streaming.stateStore.rocksdb.trackTotalNumberOfRows"
 
 #: the items a processor reads: ``item`` is the canonical JSON text of one input item
 INPUT_SCHEMA = "spec string, run string, pos bigint, item string"

@@ -36,6 +36,7 @@ from spark_impl.stream.assemble import Row, assemble
 from spark_impl.stream.kernels import Kernel, kernel
 from spark_impl.stream.operator import (
     CHANGELOG,
+    COUNT_ROWS,
     INPUT_SCHEMA,
     PROVIDER,
     ROCKSDB,
@@ -98,7 +99,7 @@ def stream_session(spark: SparkSession, shuffle_partitions: int | None = None) -
     # a commit writes the batch's changes, not a snapshot of the whole store
     child.conf.set(CHANGELOG, "true")
     # the state's row count (``numRowsTotal``, what stream_bench reports), off for the engines
-    child.conf.set("spark.sql.streaming.stateStore.rocksdb.trackTotalNumberOfRows", "true")
+    child.conf.set(COUNT_ROWS, "true")
     child.conf.set("spark.sql.streaming.numRecentProgressUpdates", str(RECENT_PROGRESS))
     if shuffle_partitions is not None:
         child.conf.set("spark.sql.shuffle.partitions", str(shuffle_partitions))
