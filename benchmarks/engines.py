@@ -94,13 +94,22 @@ def _remove(a: Any, v: Any) -> Any:
     return (a[0] - v, a[1] - 1)
 
 
+#: the accumulators' type: the pipeline's exact integer sum (``incspec pipeline --view reduce:sum``
+#: over integers), which every Spark engine here sums in
+EXACT = "decimal(38,0)"
+
+
 def spark_reducer(kind: str) -> Any:
-    """``builtin``: a native group reducer (sum, count); ``python``: the same as a
-    Python ``(initial, add, remove)`` folded through Arrow."""
-    from spark_impl.reduce.reducer_kinds import PythonReducer, mean_state_reducer
+    """``builtin``: a native group reducer (sum, count), summed exactly as the pipeline sums
+    integers (:data:`EXACT`); ``python``: the same as a Python ``(initial, add, remove)``
+    folded through Arrow (Python integers: exact too)."""
+    from pyspark.sql import functions as F
+
+    from spark_impl.reduce.reducer_kinds import GroupReducer, PythonReducer
 
     if kind == "builtin":
-        return mean_state_reducer("bigint")
+        return GroupReducer("sum_count", 2, lambda v: [v, F.lit(1)], scalar=False, value_type="bigint",
+                            acc_type=EXACT)
     return PythonReducer("python_sum_count", (0, 0), _add, _remove)
 
 
@@ -153,10 +162,13 @@ class SparkReduce:
         self.engine: Any = None
         self.stage = Staging(staging).stage
 
+    def _engine(self) -> Any:
+        return SPARK_REDUCE_ENGINE(self.spark, spark_reducer(self.kind), "bigint", "bigint")
+
     def load(self, table: Table) -> None:
         from pyspark.sql import functions as F
 
-        self.engine = SPARK_REDUCE_ENGINE(self.spark, spark_reducer(self.kind), "bigint", "bigint")
+        self.engine = self._engine()
         df = self.spark.read.parquet(table.path).select("k", "v", F.lit(1).cast("bigint").alias("w"))
         self.engine.load(df, rows=len(table.frame), values=len(table.frame))
 
@@ -176,8 +188,28 @@ class SparkReduce:
         return {"rows": float(rows.count()), "keys": float(self.engine.view().count())}
 
 
+class SparkNative(SparkReduce):
+    """Spark's own streaming aggregation of the same sums, fed and stepped as the engine is
+    (:mod:`benchmarks.native_aggregation`): the floor of one stateful micro-batch. It stores
+    keys, not ``(k, v)`` rows (:attr:`holds`)."""
+
+    role = "floor"
+    #: the stored sizes it holds (the others: rows and keys)
+    holds = ("keys",)
+
+    def __init__(self, spark: Any, staging: str) -> None:
+        super().__init__(spark, "builtin", staging)
+        self.name = "spark-native"
+
+    def _engine(self) -> Any:
+        from benchmarks.native_aggregation import NativeAggregationRunner
+
+        return SteppedView(self.spark, spark_reducer("builtin"), "bigint", "bigint",
+                           runner=NativeAggregationRunner)
+
+
 class SparkRecompute:
-    """Native recompute: ``groupBy(k).agg(sum(v·w), sum(w))`` over the stored rows,
+    """Native recompute: ``groupBy(k).agg(sum(v·w), sum(w))`` (exact, :data:`EXACT`) over the stored rows,
     materialised, once per batch. The rows are the same Parquet table plus the
     batches (a checkpointed base and the pending batches, each read from its staged
     Parquet folder; merged, untimed, when the pending part passes 10% of the base)."""
@@ -211,7 +243,8 @@ class SparkRecompute:
         from pyspark.sql import functions as F
 
         return _materialise(self._all().groupBy("k").agg(
-            F.sum(F.col("v") * F.col("w")).alias("a0"), F.sum("w").alias("n")).where(F.col("n") > 0))
+            F.sum(F.col("v").cast(EXACT) * F.col("w").cast(EXACT)).alias("a0"),
+            F.sum(F.col("w").cast(EXACT)).alias("n")).where(F.col("n") > 0))
 
     def apply(self, batch: Staged) -> None:
         """Apply a batch staged by :meth:`stage`: its rows join the pending ones, then recompute."""

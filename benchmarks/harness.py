@@ -92,8 +92,9 @@ def measure_inprocess(bench: str, runner: Any, workload: ReduceWorkload | GraphW
         load()
         rec["load_s"] = time.perf_counter() - start
         retained = [heap.retained_bytes()] if heap is not None else []
+        holds: tuple[str, ...] | None = getattr(runner, "holds", None)  # default: all it is asked
         rec["stored"] = runner.stored()
-        guard.check(runner.name, intent, rec["stored"])
+        guard.check(runner.name, intent, rec["stored"], only=holds)
         log(f"    {runner.name:<20} load {rec['load_s']:7.2f} s   stored {_sizes(rec['stored'])}")
         spent = 0.0
         for size, count in schedule:
@@ -127,7 +128,7 @@ def measure_inprocess(bench: str, runner: Any, workload: ReduceWorkload | GraphW
                                  jvm_heap_retained_bytes=max(retained))
         rec["stored_end"] = runner.stored()
         _check_end(runner.name, intent, rec["stored_end"], stream,
-                   agreement if "truncated" not in rec else Agreement())
+                   agreement if "truncated" not in rec else Agreement(), holds)
         if "truncated" in rec:
             log(f"    {runner.name:<20} truncated: {rec['truncated']}")
     except guard.StoredSizeMismatch as exc:
@@ -178,13 +179,18 @@ def measure_peer(bench: str, peer: Any, workload: ReduceWorkload | GraphWorkload
 
 
 def _check_end(engine: str, intent: Intent, stored: dict[str, float], stream: Any,
-               agreement: Agreement) -> None:
-    guard.check(engine, intent, stored, only=_conserved(intent))
-    held = stream.live_rows() if hasattr(stream, "live_rows") else stream.live_edges()
-    name = _conserved(intent)[0]
-    if stored.get(name) != held:
-        raise guard.StoredSizeMismatch(engine, [f"stored {name} = {stored.get(name)}, but the generator "
-                                                f"holds {held:,} live after the batches"])
+               agreement: Agreement, holds: tuple[str, ...] | None = None) -> None:
+    """After the batches: the conserved size (rows, edges) as the generator holds it live, or,
+    for an engine that does not hold it (``holds``: the sizes it does), each size it holds that
+    the generator counts (a native aggregation's keys); then the same sizes as the engines
+    before it."""
+    conserved = tuple(n for n in _conserved(intent) if holds is None or n in holds)
+    guard.check(engine, intent, stored, only=conserved)
+    for name in conserved or tuple(n for n in holds or () if hasattr(stream, f"live_{n}")):
+        held = getattr(stream, f"live_{name}")()
+        if stored.get(name) != held:
+            raise guard.StoredSizeMismatch(engine, [f"stored {name} = {stored.get(name)}, but the generator "
+                                                    f"holds {held:,} live after the batches"])
     agreement.check(engine, stored)
 
 

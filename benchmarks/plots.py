@@ -12,8 +12,8 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-STYLE = {  # role -> line style; engines of one role share it, colours differ
-    "incremental": "-", "recompute": "--", "peer": ":", "oracle-incremental": "-.", "oracle-naive": "-.",
+STYLE: dict[str, str | tuple[int, tuple[int, ...]]] = {  # role -> line style; engines of one role share it, colours differ
+    "incremental": "-", "floor": (0, (5, 1, 1, 1)), "recompute": "--", "peer": ":", "oracle-incremental": "-.", "oracle-naive": "-.",
 }
 
 

@@ -87,7 +87,7 @@ PRESETS = {
                     "spark-python": 10_000_000}, chain_edges=1_000, budget_s=1800),
 }
 
-REDUCE_ENGINES = ["spark-builtin", "spark-python", "spark-recompute", "pathway-builtin", "pathway-custom",
+REDUCE_ENGINES = ["spark-builtin", "spark-python", "spark-native", "spark-recompute", "pathway-builtin", "pathway-custom",
                   "oracle-incremental", "oracle-naive"]
 REACH_ENGINES = ["spark-fixpoint", "spark-zset", "spark-recompute", "pathway-iterate",
                  "oracle-incremental", "oracle-naive"]
@@ -185,6 +185,8 @@ class Runner:
             runner: Any
             if name == "spark-recompute":
                 runner = engines.SparkRecompute(self.spark, self._staging(name))
+            elif name == "spark-native":
+                runner = engines.SparkNative(self.spark, self._staging(name))
             elif name.startswith("spark-"):
                 runner = engines.SparkReduce(self.spark, name.removeprefix("spark-"), self._staging(name))
             else:

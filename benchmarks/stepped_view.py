@@ -23,9 +23,11 @@ class SteppedView:
     """``load(df)`` / ``apply(delta)`` over ``k, v, w`` rows; ``stored_sizes()`` from the state."""
 
     def __init__(self, spark: SparkSession, reducer: SparkReducer, key_type: str, value_type: str,
-                 root: str | None = None) -> None:
+                 root: str | None = None, runner: type[ViewRunner] = ViewRunner) -> None:
+        """``runner``: the view runner stepped (another view, as the benchmark's native
+        aggregation, :mod:`benchmarks.native_aggregation`)."""
         root = root or "file://" + tempfile.mkdtemp(prefix="incspec-view-")
-        self.runner = ViewRunner(spark, reducer, key_type, value_type, root, self._sink)
+        self.runner = runner(spark, reducer, key_type, value_type, root, self._sink)
 
     @staticmethod
     def _sink(changes: DataFrame, batch_id: int) -> None:

@@ -95,11 +95,14 @@ class ViewRunner:
         self.query: StreamingQuery | None = None
 
     def _build(self) -> MaintainedView:
-        source = (self.spark.readStream.schema(self.schema)
-                  .option("maxFilesPerTrigger", 1_000_000)
-                  .parquet(f"{self.root}/input/batch-*/*.parquet"))
-        return maintained_view(source, self.reducer, value_type=self.value_type,
+        return maintained_view(self._source(), self.reducer, value_type=self.value_type,
                                buckets=self.buckets, checkpoint=f"{self.root}/checkpoint")
+
+    def _source(self) -> DataFrame:
+        """The stream of ``k, v, w`` rows: every batch folder moved into the input."""
+        return (self.spark.readStream.schema(self.schema)
+                .option("maxFilesPerTrigger", 1_000_000)
+                .parquet(f"{self.root}/input/batch-*/*.parquet"))
 
     def _start(self) -> StreamingQuery:
         if self.query is None or not self.query.isActive:

@@ -114,3 +114,48 @@ def test_two_engines_on_the_same_stream_store_the_same_and_are_checked() -> None
     assert agreement.first == "oracle-incremental"
     with pytest.raises(guard.StoredSizeMismatch):
         agreement.check("liar", {**agreement.sizes, "keys": agreement.sizes["keys"] + 1})
+
+
+class KeysOnly:
+    """An engine that stores keys and no ``(k, v)`` rows (as Spark's native aggregation does):
+    the oracle, reporting its keys only, plus ``lie`` at the end."""
+
+    holds = ("keys",)
+    role = "floor"
+
+    def __init__(self, lie: int = 0) -> None:
+        self.inner = OracleReduce(incremental=True)
+        self.name, self.lie, self.batches = "keys-only", lie, 0
+
+    def load(self, table: Table) -> None:
+        self.inner.load(table)
+
+    def apply(self, batch: Any) -> None:
+        self.inner.apply(batch)
+        self.batches += 1
+
+    def settle(self) -> None:
+        pass
+
+    def stored(self) -> dict[str, float]:
+        return {"keys": self.inner.stored()["keys"] + (self.lie if self.batches else 0)}
+
+
+@pytest.mark.parametrize("lie", [0, 1])
+def test_an_engine_holding_keys_only_is_checked_on_its_keys(lie: int) -> None:
+    """Not asked for rows it does not hold; its keys checked against the generator's live keys
+    after the batches (one key too many is refused), and against the engines before it."""
+    workload = ReduceWorkload(5_000, 500)
+    table = Table(workload.stream().initial(), "unused.parquet")
+    agreement = harness.Agreement()
+    first = OracleReduce(incremental=True)
+    assert harness.measure_inprocess("reduce", first, workload, [(200, 2)], partial(first.load, table),
+                                     None, agreement, lambda _: None)["status"] == "ok"
+    runner = KeysOnly(lie)
+    rec = harness.measure_inprocess("reduce", runner, workload, [(200, 2)], partial(runner.load, table),
+                                    None, agreement, lambda _: None)
+    if lie:
+        assert rec["status"] == "refused" and "stored keys" in rec["reason"] and "generator holds" in rec["reason"]
+    else:
+        assert rec["status"] == "ok", rec.get("reason")
+        assert set(rec["stored_end"]) == {"keys"} and rec["stored_end"]["keys"] == agreement.sizes["keys"]

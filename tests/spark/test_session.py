@@ -55,11 +55,29 @@ def test_python_workers_import_the_installed_compiled_pyspark(spark: Any) -> Non
 def test_rocksdb_state_stores_share_a_bounded_memory(spark: Any) -> None:
     """Each RocksDB state store instance holds its own cache and write buffers in native
     memory by default, with no ceiling in all; bounded, an executor's stores share one budget.
-    The names are the ones the installed Spark's RocksDB provider reads."""
+    The names are the ones the installed Spark's RocksDB provider reads; the tests' session
+    (2 GB of driver heap, tests/conftest.py) gives them a third of it."""
     rocksdb = spark._jvm.org.apache.spark.sql.execution.streaming.state.RocksDBConf
     prefix = rocksdb.ROCKSDB_SQL_CONF_NAME_PREFIX()
     assert spark.conf.get(f"{prefix}.{rocksdb.BOUNDED_MEMORY_USAGE_CONF_KEY()}") == "true"
-    assert int(spark.conf.get(f"{prefix}.{rocksdb.MAX_MEMORY_USAGE_MB_CONF_KEY()}")) == 256
+    heap_mb = spark._jvm.java.lang.Runtime.getRuntime().maxMemory() / 2**20  # the JVM's, not a setting's
+    assert 1900 <= heap_mb <= 2048
+    budget = int(spark.conf.get(f"{prefix}.{rocksdb.MAX_MEMORY_USAGE_MB_CONF_KEY()}"))
+    assert budget == int(heap_mb) // 3
+
+
+def test_a_local_masters_state_stores_get_a_third_of_its_heap_at_least_256_mb() -> None:
+    from spark_impl.session import local_state_memory_mb
+
+    assert [local_state_memory_mb(mb) for mb in (512, 768, 1024, 2048, 6144)] == [256, 256, 341, 682, 2048]
+
+
+@pytest.mark.parametrize(("size", "mb"), [("1g", 1024), ("6144m", 6144), ("3072", 3072), ("1t", 1048576),
+                                          ("2GB", 2048), ("524288k", 512)])
+def test_memory_sizes_read_as_spark_writes_them(size: str, mb: int) -> None:
+    from spark_impl.session import _megabytes
+
+    assert _megabytes(size) == mb
 
 
 def test_the_launcher_drops_only_the_quiet_modules_standard_output() -> None:
