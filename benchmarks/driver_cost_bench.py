@@ -24,7 +24,7 @@ import sys
 import time
 from typing import Any
 
-from benchmarks.measure import load_average, machine
+from benchmarks.measure import load_average, machine, write_results
 
 SETTING = "spark.python.sql.dataFrameDebugging.enabled"
 
@@ -103,9 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{SETTING}={debugging}: " + ", ".join(f"{k} {v:g}" for k, v in medians.items()), flush=True)
     on, off = (results["settings"][d]["medians"] for d in ("true", "false"))
     print("on/off ratios: " + ", ".join(f"{k} {on[k] / off[k]:.2f}" for k in on if off[k]))
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            json.dump(results, f, indent=1)
+    write_results(args.out, results)
     return 0
 
 

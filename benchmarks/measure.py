@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import resource
@@ -160,3 +161,10 @@ def machine(java_version: str | None = None) -> dict[str, Any]:
 
 def load_average() -> list[float] | None:
     return list(os.getloadavg()) if hasattr(os, "getloadavg") else None
+
+
+def write_results(path: str | None, results: dict[str, Any]) -> None:
+    """``results`` as a JSON file at ``path`` (nothing without a path)."""
+    if path:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(results, f, indent=1)

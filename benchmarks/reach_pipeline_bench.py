@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import glob
-import json
 import os
 import shutil
 import sys
@@ -145,16 +144,14 @@ def main(argv: list[str] | None = None) -> None:
 def measure_size(spark: Any, n: int, folder: str, results: dict[str, Any], out: str | None) -> None:
     """One size measured, its row added to ``results`` and printed, and (``out``) the
     results so far written: a run stopped half-way keeps what it measured."""
-    from benchmarks.measure import load_average
+    from benchmarks.measure import load_average, write_results
 
     load_before = load_average()
     row = {"nominal_edges": n, **bench_size(spark, n, folder),
            "load_average_before": load_before, "load_average_after": load_average()}
     results["rows"].append(row)
     print("  ".join(f"{row[h]:>14.1f}" if isinstance(row[h], float) else f"{row[h]:>14}" for h in HEADER), flush=True)
-    if out:
-        with open(out, "w") as f:
-            json.dump(results, f, indent=1)
+    write_results(out, results)
 
 
 if __name__ == "__main__":

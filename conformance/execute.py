@@ -128,7 +128,10 @@ def execute(
             if case.id in known:
                 status = {"fail": "xfail", "errored": "xfail", "pass": "xpass"}.get(status, status)
                 message = message or f"listed as a known failure: {known[case.id]}"
-            outcome = Outcome(case, status, verdict.cost, message, now - started, tuple(result.observations),
+            # the backend's measure when it has one: with cases run concurrently or together, the
+            # time between two results is no case's own
+            seconds = now - started if result.seconds is None else result.seconds
+            outcome = Outcome(case, status, verdict.cost, message, seconds, tuple(result.observations),
                               verdict.difference)
             started = now
         outcomes.append(outcome)

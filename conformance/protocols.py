@@ -168,6 +168,9 @@ class CaseResult:
     status: str  # "result" | "skipped" | "errored"
     observations: Sequence[Value] = field(default=())
     message: str = ""
+    #: the case's own run time, when the backend measured it (cases run concurrently, or
+    #: together on a lockstep engine: the time between two results is then no case's own)
+    seconds: float | None = None
 
 
 # --- lockstep: many cases of one area in one engine ---------------------------
