@@ -1,16 +1,18 @@
 """The driver's share of a small fixpoint update: Py4J calls, Python CPU and wall time,
-with Spark's DataFrame call-site capture on and off.
+as the engines run it (``default``), with Spark's DataFrame call-site capture on
+(``call-sites``), and with PySpark's classes looked up at every use (``lookups-each-time``:
+the Py4J view without :func:`spark_impl.jvm_lookups.pin`).
 
     python -m benchmarks.driver_cost_bench [--chain 20] [--repeats 3] [--out FILE]
 
-Each setting of ``spark.python.sql.dataFrameDebugging.enabled`` runs in a process of its
-own (pyspark reads it once per process). There, after two warm-up rounds, ``--repeats``
+Each variant runs in a process of its own (pyspark reads
+``spark.python.sql.dataFrameDebugging.enabled`` once per process). There, after two warm-up rounds, ``--repeats``
 rounds each: an engine restored holding a root ``R`` with children ``x``, ``y`` and a
 chain ``c1 .. cN`` below it (``restore``: the fixpoint written, not computed), the chain's
 head edge cut (its delta checked: the whole chain removed) and put back (checked: the
 whole chain added, at exact ranks). Per round: the Py4J calls the driver made, the
 driver process's Python CPU seconds, the wall seconds. Printed: the medians per
-setting and their ratios.
+variant and their ratios to ``default``.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ from typing import Any
 from benchmarks.measure import load_average, machine, write_results
 
 SETTING = "spark.python.sql.dataFrameDebugging.enabled"
+#: a variant: the call-site setting, and whether PySpark's classes stay pinned on the Py4J view
+VARIANTS: dict[str, tuple[str, bool]] = {
+    "default": ("false", True), "call-sites": ("true", True), "lookups-each-time": ("false", False)}
 
 
 def chain_round(spark: Any, length: int) -> None:
@@ -50,13 +55,20 @@ def chain_round(spark: Any, length: int) -> None:
         raise SystemExit(f"putting the edge back added {sorted(back.added)} at {back.ranks}")
 
 
-def measure(debugging: str, length: int, repeats: int) -> list[dict[str, float]]:
-    """In this process: a session with the setting, two warm-up rounds, then ``repeats``."""
+def measure(variant: str, length: int, repeats: int) -> list[dict[str, float]]:
+    """In this process: a session of the variant, two warm-up rounds, then ``repeats``."""
     import py4j.clientserver
 
+    from spark_impl.jvm_lookups import PINNED
     from spark_impl.session import build_session
 
+    debugging, pinned = VARIANTS[variant]
     spark = build_session(app_name="driver-cost-bench", conf={SETTING: debugging})
+    if not pinned:
+        view = vars(spark.sparkContext._jvm)
+        for fqn in PINNED:
+            view.pop(fqn, None)
+            view.pop(fqn.rsplit(".", 1)[1], None)
     calls = [0]
     send = py4j.clientserver.ClientServerConnection.send_command
 
@@ -84,25 +96,28 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--chain", type=int, default=20, help="the chain's length (default 20)")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--out", help="write the results here (JSON)")
-    p.add_argument("--one", choices=("true", "false"), help=argparse.SUPPRESS)  # a child process
+    p.add_argument("--one", choices=tuple(VARIANTS), help=argparse.SUPPRESS)  # a child process
     args = p.parse_args(argv)
     if args.one:
         print(json.dumps(measure(args.one, args.chain, args.repeats)))
         return 0
     results: dict[str, Any] = {"benchmark": "driver_cost_bench", "machine": machine(),
                                "params": {"chain": args.chain, "repeats": args.repeats}, "settings": {}}
-    for debugging in ("true", "false"):
+    for variant in VARIANTS:
         load_before = load_average()
-        out = subprocess.run([sys.executable, "-m", "benchmarks.driver_cost_bench", "--one", debugging,
+        out = subprocess.run([sys.executable, "-m", "benchmarks.driver_cost_bench", "--one", variant,
                               "--chain", str(args.chain), "--repeats", str(args.repeats)],
                              check=True, capture_output=True, text=True).stdout
         rows = json.loads(out.strip().splitlines()[-1])
         medians = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
-        results["settings"][debugging] = {"rows": rows, "medians": medians, "load_average_before": load_before,
-                                          "load_average_after": load_average()}
-        print(f"{SETTING}={debugging}: " + ", ".join(f"{k} {v:g}" for k, v in medians.items()), flush=True)
-    on, off = (results["settings"][d]["medians"] for d in ("true", "false"))
-    print("on/off ratios: " + ", ".join(f"{k} {on[k] / off[k]:.2f}" for k in on if off[k]))
+        results["settings"][variant] = {"rows": rows, "medians": medians, "load_average_before": load_before,
+                                        "load_average_after": load_average()}
+        print(f"{variant}: " + ", ".join(f"{k} {v:g}" for k, v in medians.items()), flush=True)
+    base = results["settings"]["default"]["medians"]
+    for variant in VARIANTS:
+        if variant != "default":
+            other = results["settings"][variant]["medians"]
+            print(f"{variant}/default: " + ", ".join(f"{k} {other[k] / base[k]:.2f}" for k in base if base[k]))
     write_results(args.out, results)
     return 0
 

@@ -23,6 +23,7 @@ import sys
 import tempfile
 from typing import Any
 
+from spark_impl import jvm_lookups
 from spark_impl.connect import is_connect_url
 from spark_impl.errors import SparkEngineError
 from spark_impl.shipping import ship
@@ -249,6 +250,7 @@ def build_session(master: str | None = None, app_name: str = "incspec",
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
+    jvm_lookups.pin(spark.sparkContext._jvm)
     if local and STATE_MEMORY not in (conf or {}):
         spark.conf.set(STATE_MEMORY, str(local_state_memory_mb(_local_executor_heap_mb(spark, master))))
     if not spark.sparkContext.getCheckpointDir():

@@ -29,6 +29,7 @@ from py4j.protocol import Py4JError
 from pyspark.sql import DataFrame
 
 from spark_impl.connect import require_jvm
+from spark_impl.jvm_lookups import java_class
 
 
 class Scratch:
@@ -124,11 +125,11 @@ def without_inherited_statistics(checkpointed: DataFrame) -> DataFrame:
     jvm: Any = spark._jvm
     plan = checkpointed._jdf.queryExecution().analyzed()
     try:
-        none = jvm.scala.Option.empty()
-        bare = jvm.org.apache.spark.sql.execution.LogicalRDD(
+        none = java_class(jvm, "scala.Option").empty()
+        bare = java_class(jvm, "org.apache.spark.sql.execution.LogicalRDD")(
             plan.output(), plan.rdd(), plan.outputPartitioning(), plan.outputOrdering(), plan.isStreaming(),
             plan.stream(), spark._jsparkSession, none, none, plan.isCheckpointedInput())
-        jdf = jvm.org.apache.spark.sql.classic.Dataset.ofRows(spark._jsparkSession, bare)
+        jdf = java_class(jvm, "org.apache.spark.sql.classic.Dataset").ofRows(spark._jsparkSession, bare)
     except Py4JError:  # another Spark's constructor: statistics stay inherited
         return checkpointed
     return DataFrame(jdf, spark)
