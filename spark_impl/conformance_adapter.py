@@ -46,7 +46,7 @@ class SparkImplementation:
             if self._spark is None:
                 from spark_impl.session import build_session
 
-                self._spark = build_session(app_name="incspec-conformance")
+                self._spark = build_session(app_name="incspec-conformance", small_data=True)
         return self._spark
 
     def handshake(self) -> Handshake:

@@ -93,8 +93,9 @@ def spark() -> Iterator[Any]:
 
     # 2 GB of heap, not Spark's default 1: one worker's JVM lives through the default and the
     # heavy tiers (CI: scripts/test --with-heavy), and at 1 GB a few fixpoint updates already
-    # kept its old generation 90-99 % full (62 full collections in one measured run)
-    session = build_session(app_name="incspec-tests", conf={"spark.driver.memory": "2g"})
+    # kept its old generation 90-99 % full (62 full collections in one measured run); the
+    # tests' data are small: no generated code (spark_impl.session.SMALL_DATA_CONF)
+    session = build_session(app_name="incspec-tests", conf={"spark.driver.memory": "2g"}, small_data=True)
     yield session
     session.stop()
 
