@@ -71,6 +71,7 @@ def test_a_join_within_a_span_reads_the_batches_of_the_span_only(spark: Any) -> 
     from pyspark.sql import functions as F
 
     from spark_impl.storage.keyed_tables import Patched, Span, Table
+    from tests.spark.generated_code import generated_code
 
     spark.conf.set("spark.sql.inMemoryColumnarStorage.batchSize", "1000")
     try:
@@ -82,8 +83,11 @@ def test_a_join_within_a_span_reads_the_batches_of_the_span_only(spark: Any) -> 
         spark.conf.unset("spark.sql.inMemoryColumnarStorage.batchSize")
     stored = Patched(table.bases[0], ("node",))
     probe = spark.createDataFrame([(31_337,)], "node bigint")
-    whole, scanned_all = _rows_scanned(stored.join(probe, ["node"]))
-    within, scanned_span = _rows_scanned(stored.join(probe, ["node"], span=Span(31_337, 31_337)))
+    # generated code scans a cached table batch by batch, each batch's rows counted whole;
+    # interpreted, a scan counts the rows a join pulls from it, and a merge join stops early
+    with generated_code(spark):
+        whole, scanned_all = _rows_scanned(stored.join(probe, ["node"]))
+        within, scanned_span = _rows_scanned(stored.join(probe, ["node"], span=Span(31_337, 31_337)))
     assert whole == within == [(31_337, 62_674)]
     assert scanned_all == 50_000
     assert scanned_span <= 1000 * table.bases[0].rdd.getNumPartitions(), scanned_span
@@ -123,6 +127,7 @@ def test_joins_within_nearby_spans_share_their_generated_code(spark: Any) -> Non
     one id further each round compiled its stages anew every round. Within the
     grid's spans, forty rounds compile nothing after the first."""
     from spark_impl.storage.keyed_tables import Patched, Span, Table
+    from tests.spark.generated_code import generated_code
 
     metrics = spark._jvm.org.apache.spark.metrics.source.CodegenMetrics
     table = Table.build(spark.range(0, 10_000).selectExpr("id as node", "id * 2 as rank"), ("node",), ("rank",))
@@ -132,11 +137,16 @@ def test_joins_within_nearby_spans_share_their_generated_code(spark: Any) -> Non
         probe = spark.createDataFrame([(x,)], "node bigint")
         assert [tuple(r) for r in stored.join(probe, ["node"], span=Span.of([x])).collect()] == [(x, 2 * x)]
 
-    lookup(4_096)
-    before = int(metrics.METRIC_COMPILATION_TIME().getCount())
-    for x in range(4_097, 4_137):
-        lookup(x)
-    assert int(metrics.METRIC_COMPILATION_TIME().getCount()) == before
+    with generated_code(spark):  # the tests' session runs plans interpreted: nothing to compile
+        lookup(4_096)
+        before = int(metrics.METRIC_COMPILATION_TIME().getCount())
+        for x in range(4_097, 4_137):
+            lookup(x)
+        assert int(metrics.METRIC_COMPILATION_TIME().getCount()) == before
+        # the lookups' stages are generated code (marked "*(n)"): the count above could have grown
+        probe = spark.createDataFrame([(4_137,)], "node bigint")
+        plan = str(stored.join(probe, ["node"], span=Span.of([4_137]))._jdf.queryExecution().executedPlan())
+        assert "*(" in plan, plan
 
 
 @pytest.mark.heavy

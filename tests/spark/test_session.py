@@ -26,22 +26,16 @@ def test_generated_code_of_many_query_shapes_is_compiled_once(spark: Any) -> Non
             rows = spark.range(4).where(F.col("id") != k % 4).select((F.col("id") * (k + 1000)).alias("x"))
             assert len(rows.collect()) == 3
 
-    from spark_impl.session import SMALL_DATA_CONF
+    from tests.spark.generated_code import generated_code
 
-    # the tests' session runs plans interpreted (small data): the cache matters to the
-    # sessions that generate code (the pipeline's, the benchmarks', a cluster's)
-    for key in SMALL_DATA_CONF:
-        spark.conf.unset(key)
-    try:
+    # the cache matters to the sessions that generate code (the pipeline's, the benchmarks')
+    with generated_code(spark):
         before = compilations()
         run_shapes()
         first = compilations() - before
         assert first > 100  # more than the default cache holds
         run_shapes()
         assert compilations() - before == first
-    finally:
-        for key, value in SMALL_DATA_CONF.items():
-            spark.conf.set(key, value)
 
 
 def test_python_workers_import_the_installed_compiled_pyspark(spark: Any) -> None:
