@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from typing import Any
 
-#: the classes PySpark names bare on ``SparkContext._jvm`` while building plans
-#: (``functions.col``, ``PythonUtils.toSeq``, ``functions`` by its full name in
-#: ``pyspark.sql.functions``' calls), and their packages
+#: the classes PySpark names on ``SparkContext._jvm`` while building plans, by their full
+#: names: bare in ``functions.col`` and ``PythonUtils.toSeq``, full in
+#: ``pyspark.sql.functions``' calls
 PINNED = (
     "org.apache.spark.sql.functions",
     "org.apache.spark.api.python.PythonUtils",
