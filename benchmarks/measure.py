@@ -57,11 +57,16 @@ class JvmHeap:
     cluster) it is the driver's alone.
     """
 
-    def __init__(self, spark: Any) -> None:
-        jvm = spark.sparkContext._jvm
+    def __init__(self, jvm: Any) -> None:
+        """The heap of the JVM behind a Py4J view (``gateway.jvm``)."""
         self.pools = [p for p in jvm.java.lang.management.ManagementFactory.getMemoryPoolMXBeans()
                       if str(p.getType().name()) == "HEAP"]
         self.runtime = jvm.java.lang.Runtime.getRuntime()
+
+    @classmethod
+    def of_session(cls, spark: Any) -> JvmHeap:
+        """The heap of a SparkSession's driver JVM."""
+        return cls(spark.sparkContext._jvm)
 
     def reset(self) -> None:
         for pool in self.pools:

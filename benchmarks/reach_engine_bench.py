@@ -136,7 +136,7 @@ def retained_heap_mb(spark: Any) -> float:
     """The driver JVM's heap just after a full collection (:meth:`JvmHeap.retained_bytes`)."""
     from benchmarks.measure import JvmHeap
 
-    return JvmHeap(spark).retained_bytes() / 2**20
+    return JvmHeap.of_session(spark).retained_bytes() / 2**20
 
 
 def newest_job(spark: Any) -> int:

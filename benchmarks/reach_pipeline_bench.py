@@ -64,7 +64,7 @@ def bench_size(spark: Any, edges: int, folder: str) -> dict[str, Any]:
     root = spark.createDataFrame([("root", 0, None, 1)], "kind string, src bigint, dst bigint, weight bigint")
     write_edits(spark, root.unionByName(graph.select(F.lit("edge").alias("kind"), "src", "dst",
                                                      F.lit(1).cast("bigint").alias("weight"))), inp, "g0.parquet")
-    heap = JvmHeap(spark)
+    heap = JvmHeap.of_session(spark)
     heap.reset()
 
     def pipeline() -> None:

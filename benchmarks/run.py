@@ -124,7 +124,7 @@ class Runner:
 
     def __init__(self, preset: Preset, selected: set[str] | None, spark: Any, data_dir: str) -> None:
         self.preset, self.selected, self.spark, self.data_dir = preset, selected, spark, data_dir
-        self.heap = JvmHeap(spark)
+        self.heap = JvmHeap.of_session(spark)
         self.runs: list[dict[str, Any]] = []
         self.pathway_missing = engines.pathway_available()
 
