@@ -40,7 +40,7 @@ def test_a_daemon_never_ready_times_out_with_its_log(tmp_path: Path) -> None:
     cluster._spawn("worker", ["sh", "-c", "echo 'still connecting'; exec sleep 60"], dict(os.environ))
     try:
         with pytest.raises(ClusterStartError) as failed:
-            cluster._wait(time.monotonic() + 2, lambda state: False, "the worker to register", "worker")
+            cluster._wait(time.monotonic() + 5, lambda state: False, "the worker to register", "worker")
         assert "timed out" in str(failed.value) and "the worker to register" in str(failed.value)
         assert "still connecting" in str(failed.value)
     finally:

@@ -41,7 +41,10 @@ def test_a_javascript_implementation_runs_through_the_protocol() -> None:
     assert {o.cost for o in outcomes if o.case.area == "fixpoint"} == {"n/a", ""}
 
 
-def fake(behaviour: str, timeout: float = 2.0) -> SubprocessImplementation:
+def fake(behaviour: str, timeout: float = 10.0) -> SubprocessImplementation:
+    """The fake implementation, each reply awaited ``timeout`` s: 10 by default, so that a
+    loaded machine does not turn a slow reply into an error; a test provoking a hang passes
+    a short one."""
     return SubprocessImplementation([sys.executable, str(FIXTURES / "fake_impl.py"), behaviour],
                                     timeout=timeout)
 

@@ -24,6 +24,9 @@ from site_builder.sources import CaseFile, failing, read, small
 
 pytestmark = pytest.mark.browser
 CHROMIUM = Path(os.environ.get("INCSPEC_CHROMIUM", "/usr/bin/chromium"))
+#: how long a page may take to get ready (the search index loads in a worker): a wait returns
+#: as soon as its condition holds, so a long limit costs nothing on a quiet machine
+READY_MS = 60_000
 
 
 def browser_or_fail() -> Any:
@@ -69,6 +72,7 @@ def page(served: tuple[str, Path]) -> Iterator[Any]:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
         pg = browser.new_page()
+        pg.set_default_timeout(READY_MS)
         errors: list[str] = []
         pg.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
         pg.on("pageerror", lambda e: errors.append(f"page error: {e}"))
@@ -142,10 +146,10 @@ def test_the_search_box_finds_a_theorem(page: Any, served: tuple[str, Path]) -> 
     # the search index loads in a worker: type once it is ready ("Type to start searching")
     page.wait_for_function("(document.querySelector('.md-search-result__meta') || {}).textContent"
                            " && document.querySelector('.md-search-result__meta').textContent.includes('Type')",
-                           timeout=15_000)
+                           timeout=READY_MS)
     page.locator("input.md-search__input").press_sequentially("incremental correctness", delay=20)
     results = page.locator(".md-search-result__item")
-    results.first.wait_for(timeout=15_000)
+    results.first.wait_for(timeout=READY_MS)
     assert "SKIP-THM-2" in page.locator(".md-search-result").inner_text()
     assert page.errors == []
 
