@@ -31,7 +31,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from tests.spark.spark_process import ROOT, application_env
+from tests.spark.spark_process import ROOT, SLOW_RUN_LIMIT, application_env
 
 #: seconds between looks at a running pipeline's progress
 POLL = 0.2
@@ -106,7 +106,7 @@ def run_with_kills(inp: Path, out: Path, views: Sequence[str], kills: int, rng: 
         if killed < kills and kill_at_random(process, out, views, rng, points[killed], total):
             killed += 1
             continue
-        status = process.wait(timeout=900)
+        status = process.wait(timeout=SLOW_RUN_LIMIT)
         assert status == 0, f"run {runs} (after {killed} kills) exited {status}:\n{tail(log)}"
         if killed >= kills:
             return runs

@@ -46,7 +46,7 @@ class WaitingRunner(ViewRunner):
 
     def _skip(self, target: str) -> None:
         state = Path(self.root.removeprefix("file://")) / "checkpoint" / "state"
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 300  # the wait ends once the snapshot is there: a busy machine may take minutes
         while not snapshots_of(state, REFUSED_STEP + 1) and time.monotonic() < deadline:
             time.sleep(0.1)
         WaitingRunner.seen = bool(snapshots_of(state, REFUSED_STEP + 1))

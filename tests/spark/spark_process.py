@@ -14,6 +14,10 @@ from pathlib import Path
 from spark_impl.session import SHORT_LIVED_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
+#: How long a test waits for such a process to end before failing: a minute or a few on a
+#: quiet machine, and the wait ends when the process does, so the limit is set for a machine
+#: several times slower (a limit that only a busy machine reaches fails a correct tree)
+SLOW_RUN_LIMIT = 1800
 
 
 def application_env(**extra: str) -> dict[str, str]:

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.profiles import scenario_bound
-from tests.spark.spark_process import ROOT, application_env
+from tests.spark.spark_process import ROOT, SLOW_RUN_LIMIT, application_env
 
 pytestmark = pytest.mark.spark
 
@@ -462,7 +462,7 @@ def test_a_micro_batch_run_again_after_its_changes_were_published_commits_its_st
         write_batch(inp, f"b{i}.jsonl", rows, i)
     command = [sys.executable, "-m", "spark_impl.pipeline", "--input", str(inp), "--output", str(out),
                "--view", f"reduce:{reducer}"]
-    crashed = subprocess.run(command, cwd=ROOT, env=application_env(**{CRASH_ENV: "1:published"}), capture_output=True, text=True, timeout=600)
+    crashed = subprocess.run(command, cwd=ROOT, env=application_env(**{CRASH_ENV: "1:published"}), capture_output=True, text=True, timeout=SLOW_RUN_LIMIT)
     assert crashed.returncode == 17, crashed.stdout + crashed.stderr
     assert run(spark, inp, out, reducer=reducer) == 0
     fold = {"sum": fold_inputs, "min": min_inputs}[reducer]
@@ -536,7 +536,7 @@ def test_the_reach_view_loses_no_change_when_killed_between_publishing_and_savin
     command = [sys.executable, "-m", "spark_impl.pipeline", "--input", str(inp), "--output", str(out),
                "--view", "reach"]
     crashed = subprocess.run(command, cwd=ROOT, env=application_env(**{CRASH_ENV: f"1:{phase}"}),
-                             capture_output=True, text=True, timeout=600)
+                             capture_output=True, text=True, timeout=SLOW_RUN_LIMIT)
     assert crashed.returncode == 17, crashed.stdout + crashed.stderr
     assert run_pipeline(spark, str(inp), str(out), None, [ViewSpec("reach")], log=lambda _: None) == 0
     second = read_changes(spark, str(out), "reach", 1).collect()

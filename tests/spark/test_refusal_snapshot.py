@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.spark.spark_process import ROOT, application_env
+from tests.spark.spark_process import ROOT, SLOW_RUN_LIMIT, application_env
 
 pytestmark = pytest.mark.spark
 
@@ -30,7 +30,7 @@ SCENARIO = Path(__file__).with_name("refusal_snapshot_scenario.py")
 @pytest.mark.slow  # a Spark application of its own, its state store's timing forced: a minute or two
 def test_a_refused_batch_snapshotted_before_its_undo_is_never_read_back() -> None:
     run = subprocess.run([sys.executable, str(SCENARIO)], cwd=ROOT, env=application_env(),
-                         capture_output=True, text=True, timeout=600)
+                         capture_output=True, text=True, timeout=SLOW_RUN_LIMIT)
     assert run.returncode == 0, run.stderr[-3000:]
     report = json.loads(run.stdout.strip().splitlines()[-1])
     assert report["snapshot_seen"], "the refused version's snapshot never reached the checkpoint"
