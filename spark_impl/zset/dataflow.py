@@ -86,7 +86,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.functions import pandas_udf
 
 from spark_impl.connect import require_jvm
-from spark_impl.errors import SparkEngineError
+from spark_impl.errors import SparkEngineError, restart_after
 from spark_impl.join_scope import without_broadcasts
 from spark_impl.storage.frames import KeptFrames, materialise_counted, union_all, union_coalesced
 from spark_impl.values import decode, encode
@@ -436,10 +436,27 @@ class ZSetDataflow:
 
     @without_broadcasts
     def step(self, deltas: Mapping[str, DataFrame]) -> DataFrame:
-        """Feed one version's input deltas; the output delta (consolidated, materialised)."""
+        """Feed one version's input deltas; the output delta (consolidated, materialised).
+
+        A step whose job failed between the JVM and its Python workers (the element
+        functions' UDFs: a worker that did not connect back in time on a loaded machine, or
+        died; :func:`~spark_impl.errors.transient`) is run again: a failed step leaves the
+        dataflow as it was, so the next attempt starts from the same state and inputs."""
         for name in deltas:
             if name not in self.program.inputs:
                 raise _fail(f"undeclared input {name!r}")
+        attempt = 1
+        while True:
+            try:
+                return self._step(deltas)
+            except SparkEngineError:
+                raise
+            except Exception as exc:
+                if not restart_after(exc, attempt, f"the Z-set step of version {self.version}"):
+                    raise
+                attempt += 1
+
+    def _step(self, deltas: Mapping[str, DataFrame]) -> DataFrame:
         run = _Step(self, deltas)
         try:
             diff = run.diff(self.program.output, (), (self.version,), {})

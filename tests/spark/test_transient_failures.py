@@ -10,7 +10,8 @@ the results of an undisturbed run, computed by hand or by the test's own fold.
 * a Python worker *really killed* (SIGKILL) while it folds a micro-batch;
 * the handshake's timeout, raised as PySpark raises it (the same error class and
   message), once, inside the micro-batch of a lockstep conformance run, of a pipeline
-  run and of a stream query (the timeout itself cannot be provoked on demand).
+  run and of a stream query, and inside a Z-set step (the timeout itself cannot be
+  provoked on demand).
 """
 
 from __future__ import annotations
@@ -232,3 +233,22 @@ def test_a_handshake_timeout_in_a_stream_query_changes_no_output(
     assert SparkStreams(spark).run("prefix_sum", {}, [[1, 2], [3]]) == (1, 3, 6)
     assert len(calls) >= 2  # the failed query, then again
     assert len(injected_restarts(caplog)) == 1
+
+
+def test_a_handshake_timeout_in_a_zset_step_changes_no_result(
+        spark: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """A Z-set step's job failing at the handshake of its UDFs' Python workers, once, in the
+    second version's step as it writes what it keeps: the step is run again from the state
+    the failure left unchanged, and every version's output delta is the reference's standard
+    semantics (the join-distinct program and trace of tests/spark/test_zset.py)."""
+    from spark_impl.zset.dataflow import ZSetDataflow
+    from tests.spark.test_zset import PROGRAMS, TRACES, assert_matches_standard_semantics
+
+    keep, calls = failing_once(ZSetDataflow._keep, at_call=2)
+    monkeypatch.setattr(ZSetDataflow, "_keep", keep)
+    with caplog.at_level(logging.WARNING, logger="spark_impl"):
+        assert_matches_standard_semantics(spark, "join-distinct", PROGRAMS["join-distinct"],
+                                          TRACES["join-distinct"])
+    assert len(calls) == len(TRACES["join-distinct"]) + 1  # the failed write, then the retry's
+    (restart,) = injected_restarts(caplog)
+    assert "the Z-set step of version 1" in restart and "CANNOT_OPEN_SOCKET" in restart
