@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Literal
+from typing import Literal, TypeVar
 
 ErrorClass = Literal["invalid-delta", "ill-formed-reducer", "malformed-input", "no-fixpoint",
                      "unsupported"]
@@ -86,3 +86,19 @@ def restart_after(error: BaseException, attempt: int, what: str,
                          "starting it again")
     time.sleep(RESTART_PAUSE * 2 ** (attempt - 1))
     return True
+
+
+_T = TypeVar("_T")
+
+
+def with_restarts(run: Callable[[], _T], what: str) -> _T:
+    """``run()``, started again while it fails transiently (:func:`restart_after`); for work
+    that a failure leaves undone, so an attempt starts from where the first did."""
+    attempt = 1
+    while True:
+        try:
+            return run()
+        except Exception as error:
+            if not restart_after(error, attempt, what):
+                raise
+            attempt += 1

@@ -31,7 +31,7 @@ from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 
-from spark_impl.errors import SparkEngineError, restart_after
+from spark_impl.errors import SparkEngineError, with_restarts
 from spark_impl.stream.assemble import Row, assemble
 from spark_impl.stream.kernels import Kernel, kernel
 from spark_impl.stream.operator import (
@@ -167,14 +167,7 @@ def _query(spark: SparkSession, files: list[list[str]],
     """The query over ``files``, run again from the start after a transient failure (a
     Python worker that did not connect back, or died): its output is a function of the
     files alone, and an attempt's partial output is dropped with its memory table."""
-    attempt = 0
-    while True:
-        attempt += 1
-        try:
-            return _query_once(spark, files, shuffle_partitions)
-        except Exception as error:
-            if not restart_after(error, attempt, "stream query"):
-                raise
+    return with_restarts(lambda: _query_once(spark, files, shuffle_partitions), "stream query")
 
 
 def _query_once(spark: SparkSession, files: list[list[str]],

@@ -86,7 +86,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.functions import pandas_udf
 
 from spark_impl.connect import require_jvm
-from spark_impl.errors import SparkEngineError, restart_after
+from spark_impl.errors import SparkEngineError, with_restarts
 from spark_impl.join_scope import without_broadcasts
 from spark_impl.storage.frames import KeptFrames, materialise_counted, union_all, union_coalesced
 from spark_impl.values import decode, encode
@@ -445,16 +445,7 @@ class ZSetDataflow:
         for name in deltas:
             if name not in self.program.inputs:
                 raise _fail(f"undeclared input {name!r}")
-        attempt = 1
-        while True:
-            try:
-                return self._step(deltas)
-            except SparkEngineError:
-                raise
-            except Exception as exc:
-                if not restart_after(exc, attempt, f"the Z-set step of version {self.version}"):
-                    raise
-                attempt += 1
+        return with_restarts(lambda: self._step(deltas), f"the Z-set step of version {self.version}")
 
     def _step(self, deltas: Mapping[str, DataFrame]) -> DataFrame:
         run = _Step(self, deltas)
