@@ -56,6 +56,21 @@ def test_python_workers_import_the_installed_compiled_pyspark(spark: Any) -> Non
     assert ".zip" not in next(iter(seen))
 
 
+def test_the_small_data_sessions_jvm_runs_with_its_compiler_options(spark: Any) -> None:
+    """The tests' session is one over small data: its driver JVM was started with
+    :data:`~spark_impl.session.SMALL_DATA_JAVA_OPTIONS` (read from the running JVM's own
+    arguments and its HotSpot flags, not from a setting)."""
+    from spark_impl.session import SMALL_DATA_JAVA_OPTIONS
+
+    management = spark._jvm.java.lang.management.ManagementFactory
+    arguments = set(management.getRuntimeMXBean().getInputArguments())
+    assert set(SMALL_DATA_JAVA_OPTIONS.split()) <= arguments
+    hotspot = management.getPlatformMXBean(
+        spark._jvm.java.lang.Class.forName("com.sun.management.HotSpotDiagnosticMXBean"))
+    assert hotspot.getVMOption("FreqInlineSize").getValue() == "100"
+    assert hotspot.getVMOption("MaxInlineLevel").getValue() == "6"
+
+
 def test_rocksdb_state_stores_share_a_bounded_memory(spark: Any) -> None:
     """Each RocksDB state store instance holds its own cache and write buffers in native
     memory by default, with no ceiling in all; bounded, an executor's stores share one budget.
