@@ -33,9 +33,29 @@ def case_files(root: Path | None = None) -> list[Path]:
     return sorted(base.rglob("*.json"))
 
 
+#: The cases read so far, by their file's text. Checking a file against the schema and its ID
+#: against its content costs about 5 ms; a test session loads the shipped cases a dozen times
+#: (11 test modules at collection, then tests and the conform command), in each of its
+#: processes: 2,057 checks, about half of collecting the suite. What a case file says depends
+#: on its text alone (the schema and the vocabulary are the package's, fixed in a process),
+#: and a :class:`Case` is immutable, so one reading serves every later file of the same text.
+#: A file that fails is not kept: it is checked again, and its error names its own path.
+_READ: dict[str, Case] = {}
+
+
 def read_case(path: Path) -> Case:
+    text = path.read_text(encoding="utf-8")
+    known = _READ.get(text)
+    if known is not None:
+        return known
+    case = _checked_case(path, text)
+    _READ[text] = case
+    return case
+
+
+def _checked_case(path: Path, text: str) -> Case:
     try:
-        raw: Any = json.loads(path.read_text(encoding="utf-8"))
+        raw: Any = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CaseFileError(f"{path}: not JSON: {exc}") from exc
     restamp = f"stamp it with: incspec generate-cases --stamp --root {path.parent}"

@@ -21,6 +21,7 @@ from conformance.oracle import zset as zset_oracle
 from conformance.schema import load_schema
 
 CASES = load_cases()
+CASES_BY_ID = {c.id: c for c in CASES}
 
 
 def test_every_case_file_is_valid_and_unique() -> None:
@@ -49,6 +50,28 @@ def test_a_schema_violation_is_rejected(tmp_path: Path) -> None:
     path.write_text(case_file_text(raw), encoding="utf-8")
     with pytest.raises(CaseFileError, match="level"):
         read_case(path)
+
+
+def test_a_file_read_again_is_checked_by_its_text_not_its_path(tmp_path: Path) -> None:
+    """The loader keeps what it read by the file's text: a file whose text it has checked gives
+    the same case wherever it lies; a file that failed fails again, naming its own path; and
+    a valid file overwritten with an edit is checked afresh, not served from what it held."""
+    good_text = case_files()[0].read_text(encoding="utf-8")
+    first, copy = tmp_path / "first.json", tmp_path / "copy.json"
+    first.write_text(good_text, encoding="utf-8")
+    copy.write_text(good_text, encoding="utf-8")
+    assert read_case(first) is read_case(copy) == CASES_BY_ID[read_case(first).id]
+    raw = json.loads(good_text)
+    raw["level"] = "may"
+    bad_text = case_file_text(raw)
+    for name in ("bad-1.json", "bad-2.json"):
+        bad = tmp_path / name
+        bad.write_text(bad_text, encoding="utf-8")
+        with pytest.raises(CaseFileError, match=re.escape(str(bad))):
+            read_case(bad)
+    first.write_text(bad_text, encoding="utf-8")
+    with pytest.raises(CaseFileError, match="level"):
+        read_case(first)
 
 
 def test_generated_cases_are_reproducible() -> None:
