@@ -34,8 +34,10 @@ there, ``distinct`` ×330 from 100 to 30,000 elements, and these operators were 
 
 Timing, from outside the engine: an in-process engine's ``step`` calls are timed one by one (the
 median over the changes); a subprocess answers once per case, so a case that loads the collection
-and then makes ``steps`` changes is timed against the same case without the changes, each run
-``repeats`` times, and a step's time is the difference of the least times divided by ``steps``:
+and then makes ``steps`` changes (doubled until the changes take as long as the load: a small
+step is a small difference of two case times) is timed against the same case without the
+changes, each run ``repeats`` times, and a step's time is the difference of the least times
+divided by the steps:
 the least of a case's runs is the one least disturbed by other work on the machine (with medians,
 two runs slowed by such work made the reference fail). Its resolution is the spread of those times
 per step, below which step times are not told apart. Both ways, this process's garbage collector
@@ -71,6 +73,9 @@ THRESHOLD = 10.0
 NOISE_FLOOR = 1e-4
 #: a probe that fails is measured again, this many measurements in all
 ATTEMPTS = 2
+#: timed from whole cases, a case's steps are doubled at most this many times (x256) for its
+#: changes to take as long as its load
+MAX_DOUBLINGS = 8
 
 
 CHANGES_ONLY = "changes-only"
@@ -196,6 +201,7 @@ class Timing:
     size: int
     step_seconds: float
     resolution: float = NOISE_FLOOR  # step times this small are not told apart from noise
+    steps: int = 0  # timed from whole cases: the steps of the case timed (0: each step timed)
 
     @property
     def resolved(self) -> float:
@@ -304,18 +310,35 @@ def _seconds(backend: Backend, case: Case) -> tuple[float, str]:
 
 
 def _step_from_cases(backend: Backend, probe: AnyProbe, n: int, steps: int, repeats: int) -> tuple[Timing, str]:
-    """A step's time from whole cases, and its resolution: the spread of the case times per step."""
-    full, base = [], []
-    for _ in range(repeats):
-        t_full, problem = _seconds(backend, probe.case(n, steps))
-        t_base, problem_base = _seconds(backend, probe.case(n, 0))
-        if problem or problem_base:
-            return Timing(n, 0.0), problem or problem_base
+    """A step's time from whole cases, and its resolution: the spread of the case times per step.
+
+    The step is a difference of two case times, and the load's own noise grows with the data
+    (some 100 ms in a load of 10^4 elements taking 400 ms, on a quiet machine), so the case's
+    changes are first made to take at least as long as its load: ``steps`` doubled, at most
+    ``MAX_DOUBLINGS`` times, until they do. (At a fixed 100 steps of the reference's 0.15 ms the
+    changes were 15 ms against that noise: step times from -0.1 to 0.8 ms at 10^4 elements, and
+    ×12 for ``distinct`` on a loaded machine.) An engine whose steps already take that long, as a
+    recomputing one's do, is timed at ``steps``."""
+    t_base, problem = _seconds(backend, probe.case(n, 0))
+    t_full, problem_full = (0.0, problem) if problem else _seconds(backend, probe.case(n, steps))
+    for _ in range(MAX_DOUBLINGS):
+        if problem_full or t_full - t_base >= t_base:
+            break
+        steps *= 2
+        t_full, problem_full = _seconds(backend, probe.case(n, steps))
+    full, base = [t_full], [t_base]
+    for _ in range(repeats - 1):
+        if problem or problem_full:
+            break
+        t_full, problem_full = _seconds(backend, probe.case(n, steps))
+        t_base, problem = _seconds(backend, probe.case(n, 0))
         full.append(t_full)
         base.append(t_base)
+    if problem or problem_full:
+        return Timing(n, 0.0), problem or problem_full
     step = max(min(full) - min(base), 0.0) / steps
     spread = (max(full) - min(full) + max(base) - min(base)) / steps
-    return Timing(n, step, spread), ""
+    return Timing(n, step, spread, steps), ""
 
 
 def _measure(backend: Backend, probe: AnyProbe, sizes: Sequence[int], steps: int, repeats: int,
@@ -388,6 +411,7 @@ def report(results: Sequence[ProbeResult]) -> str:
     for r in results:
         sizes = ", ".join(f"n={t.size}: {t.step_seconds * 1e3:.3f} ms"
                           + (f" (spread {t.resolution * 1e3:.3f} ms)" if t.resolution > NOISE_FLOOR else "")
+                          + (f" over {t.steps} steps" if t.steps else "")
                           for t in r.timings)
         measured = f"{sizes}; " if sizes else ""
         lines.append(f"  {r.probe.name:<11} {_verdict(r)}  ({measured}claim: {r.probe.claim})")

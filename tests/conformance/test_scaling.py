@@ -142,18 +142,54 @@ def test_the_keyed_operators_probes_fail_an_engine_that_folds_whole_traces() -> 
 def test_whole_cases_are_timed_by_their_least_disturbed_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     """From whole cases a step's time is the difference of the least case times: two of three
     runs slowed by other work on the machine (the median's case) leave the verdict alone, while
-    a step that really costs more shows in every run (scripted case times, in seconds)."""
+    a step that really costs more shows in every run (scripted case times, in seconds; the
+    changes take as long as the load, so the steps stay at 100)."""
     def scripted(full: list[float], base: list[float]) -> None:
         times = {True: iter(full), False: iter(base)}
         monkeypatch.setattr(scaling, "_seconds", lambda backend, case: (next(times[len(case.steps) > 1]), ""))
 
     probe = scaling.PROBES[0]
-    scripted([0.50, 0.90, 0.91], [0.50, 0.50, 0.51])  # two runs of the case with changes slowed
+    scripted([1.00, 1.40, 1.41], [0.50, 0.50, 0.51])  # two runs of the case with changes slowed
     noisy, _ = scaling._step_from_cases(None, probe, 10_000, 100, 3)  # type: ignore[arg-type]
-    assert noisy.step_seconds == 0.0 and noisy.resolution == pytest.approx(0.42 / 100)
-    scripted([0.90, 0.95, 0.91], [0.50, 0.50, 0.51])  # every run of it 0.4 s longer: 4 ms a step
+    assert noisy.step_seconds == pytest.approx(0.5 / 100) and noisy.resolution == pytest.approx(0.42 / 100)
+    assert noisy.steps == 100
+    scripted([1.40, 1.45, 1.41], [0.50, 0.50, 0.51])  # every run of it 0.4 s longer: 4 ms more a step
     growing, _ = scaling._step_from_cases(None, probe, 10_000, 100, 3)  # type: ignore[arg-type]
-    assert growing.step_seconds == pytest.approx(0.4 / 100)
+    assert growing.step_seconds == pytest.approx(0.9 / 100)
+
+
+def _cases_costing(monkeypatch: pytest.MonkeyPatch, load: float, step: float) -> list[int]:
+    """Whole cases scripted to take ``load`` seconds plus ``step`` a change; the steps of each
+    case with changes run, in order."""
+    runs: list[int] = []
+
+    def seconds(backend: object, case: Case) -> tuple[float, str]:
+        changes = len(case.steps) - 1
+        if changes:
+            runs.append(changes)
+        return load + changes * step, ""
+
+    monkeypatch.setattr(scaling, "_seconds", seconds)
+    return runs
+
+
+def test_whole_cases_have_their_changes_take_as_long_as_their_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A case whose changes take less time than its load has its steps doubled until they take
+    as long (0.15 ms steps against a 0.4 s load: 2,667 steps, 3,200 after doubling 100), and is
+    timed there; one whose steps already take that long, a recomputing engine's, is timed at the
+    steps asked; the doubling stops at ``MAX_DOUBLINGS`` (scripted case times)."""
+    probe = scaling.PROBES[2]
+    runs = _cases_costing(monkeypatch, load=0.4, step=1.5e-4)
+    small, _ = scaling._step_from_cases(None, probe, 10_000, 100, 3)  # type: ignore[arg-type]
+    assert runs == [100, 200, 400, 800, 1600, 3200, 3200, 3200]
+    assert small.steps == 3200 and small.step_seconds == pytest.approx(1.5e-4)
+    runs = _cases_costing(monkeypatch, load=0.4, step=0.05)
+    large, _ = scaling._step_from_cases(None, probe, 10_000, 20, 3)  # type: ignore[arg-type]
+    assert runs == [20, 20, 20] and large.steps == 20 and large.step_seconds == pytest.approx(0.05)
+    runs = _cases_costing(monkeypatch, load=0.4, step=0.0)  # changes that cost nothing
+    free, _ = scaling._step_from_cases(None, probe, 10_000, 20, 3)  # type: ignore[arg-type]
+    assert free.steps == 20 * 2 ** scaling.MAX_DOUBLINGS and len(runs) == scaling.MAX_DOUBLINGS + 3
+    assert free.step_seconds == 0.0
 
 
 def test_a_cost_failure_stands_only_if_measuring_again_fails_too(monkeypatch: pytest.MonkeyPatch) -> None:
