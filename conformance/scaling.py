@@ -46,6 +46,12 @@ process, so one that fell inside a timed case would charge the whole process's s
 (The reference once failed the whole-case probe at the end of a long test session: map-plus at
 10^4 elements, every run of the case with changes about 125 ms slower than without, about what a
 full collection of two million objects costs, 0.15 s; not reproduced in a fresh process.)
+The clock is wall time (``time.perf_counter``) unless the caller gives another: ``clock=
+time.thread_time`` counts the CPU time of the calling thread alone, which other work on the
+machine (or in this process) does not stretch; the tests time the reference and their toy
+engines so, beside other tests. It does not count what another thread, a subprocess or a JVM
+does, so it times only an engine that works in the caller's thread (in process, one case at
+a time, no time limit: :class:`~conformance.adapters.in_process.InProcess`).
 The verdict divides the step time at the largest size by the one at the smallest, taken as at
 least its resolution and ``NOISE_FLOOR``: a growth above ``threshold`` (default ×10, against the
 ×100 of the sizes) fails, if it fails again when measured anew (``ATTEMPTS``).
@@ -79,6 +85,9 @@ MAX_DOUBLINGS = 8
 
 
 CHANGES_ONLY = "changes-only"
+
+#: a clock the probes read times from, in seconds (``time.perf_counter``, ``time.thread_time``)
+Clock = Callable[[], float]
 
 
 @dataclass(frozen=True)
@@ -229,8 +238,8 @@ class _TimedEngine:
     """An engine with each call of one method timed (the engine is not asked); its other
     methods, optional ones included, are the engine's own."""
 
-    def __init__(self, engine: Any, method: str, times: list[float]) -> None:
-        self.engine, self.method, self.times = engine, method, times
+    def __init__(self, engine: Any, method: str, times: list[float], clock: Clock) -> None:
+        self.engine, self.method, self.times, self.clock = engine, method, times, clock
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self.engine, name)
@@ -238,9 +247,9 @@ class _TimedEngine:
             return attr
 
         def timed(*args: Any) -> Any:
-            start = time.perf_counter()
+            start = self.clock()
             out = attr(*args)
-            self.times.append(time.perf_counter() - start)
+            self.times.append(self.clock() - start)
             return out
 
         return timed
@@ -250,8 +259,8 @@ class _Timed:
     """An in-process implementation whose engine of the probe's area has its changes timed one
     by one (the other areas' engines are not offered)."""
 
-    def __init__(self, impl: Implementation, probe: AnyProbe) -> None:
-        self.impl, self.probe = impl, probe
+    def __init__(self, impl: Implementation, probe: AnyProbe, clock: Clock) -> None:
+        self.impl, self.probe, self.clock = impl, probe, clock
         self.times: list[float] = []
 
     def handshake(self) -> Any:
@@ -259,7 +268,7 @@ class _Timed:
 
     def _engine(self, area: str) -> Any:
         engine = driver.engine_for(self.impl, area) if area == self.probe.area else None
-        return None if engine is None else _TimedEngine(engine, self.probe.method, self.times)
+        return None if engine is None else _TimedEngine(engine, self.probe.method, self.times, self.clock)
 
     def zset_engine(self) -> Any:
         return self._engine("zset")
@@ -293,23 +302,24 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _step_in_process(impl: Implementation, probe: AnyProbe, case: Case) -> tuple[float, str]:
-    timed = _Timed(impl, probe)
+def _step_in_process(impl: Implementation, probe: AnyProbe, case: Case, clock: Clock) -> tuple[float, str]:
+    timed = _Timed(impl, probe, clock)
     with _collector_paused():
         problem = _problem([driver.run_case(timed, case)])
     changes = timed.times[probe.loads:]
     return statistics.median(changes) if changes else 0.0, problem
 
 
-def _seconds(backend: Backend, case: Case) -> tuple[float, str]:
+def _seconds(backend: Backend, case: Case, clock: Clock) -> tuple[float, str]:
     with _collector_paused():
-        start = time.perf_counter()
+        start = clock()
         results = list(backend.run([case]))
-        elapsed = time.perf_counter() - start
+        elapsed = clock() - start
     return elapsed, _problem(results)
 
 
-def _step_from_cases(backend: Backend, probe: AnyProbe, n: int, steps: int, repeats: int) -> tuple[Timing, str]:
+def _step_from_cases(backend: Backend, probe: AnyProbe, n: int, steps: int, repeats: int,
+                     clock: Clock = time.perf_counter) -> tuple[Timing, str]:
     """A step's time from whole cases, and its resolution: the spread of the case times per step.
 
     The step is a difference of two case times, and the load's own noise grows with the data
@@ -319,19 +329,19 @@ def _step_from_cases(backend: Backend, probe: AnyProbe, n: int, steps: int, repe
     changes were 15 ms against that noise: step times from -0.1 to 0.8 ms at 10^4 elements, and
     ×12 for ``distinct`` on a loaded machine.) An engine whose steps already take that long, as a
     recomputing one's do, is timed at ``steps``."""
-    t_base, problem = _seconds(backend, probe.case(n, 0))
-    t_full, problem_full = (0.0, problem) if problem else _seconds(backend, probe.case(n, steps))
+    t_base, problem = _seconds(backend, probe.case(n, 0), clock)
+    t_full, problem_full = (0.0, problem) if problem else _seconds(backend, probe.case(n, steps), clock)
     for _ in range(MAX_DOUBLINGS):
         if problem_full or t_full - t_base >= t_base:
             break
         steps *= 2
-        t_full, problem_full = _seconds(backend, probe.case(n, steps))
+        t_full, problem_full = _seconds(backend, probe.case(n, steps), clock)
     full, base = [t_full], [t_base]
     for _ in range(repeats - 1):
         if problem or problem_full:
             break
-        t_full, problem_full = _seconds(backend, probe.case(n, steps))
-        t_base, problem = _seconds(backend, probe.case(n, 0))
+        t_full, problem_full = _seconds(backend, probe.case(n, steps), clock)
+        t_base, problem = _seconds(backend, probe.case(n, 0), clock)
         full.append(t_full)
         base.append(t_base)
     if problem or problem_full:
@@ -342,14 +352,14 @@ def _step_from_cases(backend: Backend, probe: AnyProbe, n: int, steps: int, repe
 
 
 def _measure(backend: Backend, probe: AnyProbe, sizes: Sequence[int], steps: int, repeats: int,
-             threshold: float) -> ProbeResult:
+             threshold: float, clock: Clock) -> ProbeResult:
     timings: list[Timing] = []
     for n in sizes:
         if isinstance(backend, InProcess):
-            runs = [_step_in_process(backend.impl, probe, probe.case(n, steps)) for _ in range(repeats)]
+            runs = [_step_in_process(backend.impl, probe, probe.case(n, steps), clock) for _ in range(repeats)]
             timing, problem = Timing(n, statistics.median(t for t, _ in runs)), next((p for _, p in runs if p), "")
         else:
-            timing, problem = _step_from_cases(backend, probe, n, steps, repeats)
+            timing, problem = _step_from_cases(backend, probe, n, steps, repeats, clock)
         if problem:
             return ProbeResult(probe, tuple(timings), threshold, f"size {n}: {problem}")
         timings.append(timing)
@@ -357,25 +367,29 @@ def _measure(backend: Backend, probe: AnyProbe, sizes: Sequence[int], steps: int
 
 
 def run_probe(backend: Backend, probe: AnyProbe, sizes: Sequence[int] = SIZES, steps: int = 20,
-              repeats: int = 3, threshold: float = THRESHOLD, attempts: int = ATTEMPTS) -> ProbeResult:
+              repeats: int = 3, threshold: float = THRESHOLD, attempts: int = ATTEMPTS,
+              clock: Clock = time.perf_counter) -> ProbeResult:
     """The probe measured; a cost failure is measured again, up to ``attempts`` times in all,
     and stands only if every measurement fails (the least growth is reported): a step whose
     cost grows with the stored data shows in every measurement, a disturbance of the machine
     seldom in all of them."""
-    result = _measure(backend, probe, sizes, steps, repeats, threshold)
+    result = _measure(backend, probe, sizes, steps, repeats, threshold, clock)
     for _ in range(attempts - 1):
         if result.passed or result.problem:
             break
-        again = _measure(backend, probe, sizes, steps, repeats, threshold)
+        again = _measure(backend, probe, sizes, steps, repeats, threshold, clock)
         result = again if again.problem or again.growth < result.growth else result
     return result
 
 
 def run_probes(backend: Backend, sizes: Sequence[int] = SIZES, steps: int = 20, repeats: int = 3,
                threshold: float = THRESHOLD, progress: Callable[[str], None] | None = None,
-               probes: Sequence[AnyProbe] = ALL_PROBES) -> list[ProbeResult]:
+               probes: Sequence[AnyProbe] = ALL_PROBES,
+               clock: Clock = time.perf_counter) -> list[ProbeResult]:
     """``probes`` (default: every one) against ``backend``: none of an area the engine does not
-    serve; a probe needing a feature it does not declare is reported so, unmeasured."""
+    serve; a probe needing a feature it does not declare is reported so, unmeasured. ``clock``:
+    what a time is read from (see the module's docstring: wall time, or the calling thread's CPU
+    time for an engine that works in that thread alone)."""
     hs = backend.handshake()
     results = []
     for probe in probes:
@@ -386,7 +400,7 @@ def run_probes(backend: Backend, sizes: Sequence[int] = SIZES, steps: int = 20, 
             continue
         if progress:
             progress(probe.name)
-        results.append(run_probe(backend, probe, sizes, steps, repeats, threshold))
+        results.append(run_probe(backend, probe, sizes, steps, repeats, threshold, clock=clock))
     return results
 
 

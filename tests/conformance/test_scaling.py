@@ -3,6 +3,7 @@ fails them whatever it reports, and the reference (O(|Δ|) through linear operat
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -108,14 +109,19 @@ class CasesOnly:
 
 
 SIZES = (100, 1_000, 10_000)
+#: The probes of the reference and of this module's engines, all of them pure Python run in the
+#: test's own thread, read that thread's CPU time (scaling's docstring): other work on the
+#: machine does not stretch it, so they run beside other tests, not alone with the checks
+#: that time wall time (marker ``serial``). Each test also makes an engine fail with the same
+#: clock, so a clock that missed the engine's work could not pass it.
+CPU = time.thread_time
 
 
-@pytest.mark.serial
 @pytest.mark.heavy
 def test_the_reference_passes_and_a_recomputing_engine_fails_in_process() -> None:
-    reference = scaling.run_probes(InProcess(resolve("reference")), SIZES, probes=scaling.PROBES)
+    reference = scaling.run_probes(InProcess(resolve("reference")), SIZES, probes=scaling.PROBES, clock=CPU)
     assert reference and all(r.passed for r in reference), scaling.report(reference)
-    recomputing = scaling.run_probes(InProcess(Recomputing()), SIZES)
+    recomputing = scaling.run_probes(InProcess(Recomputing()), SIZES, clock=CPU)
     assert recomputing and not any(r.passed for r in recomputing), scaling.report(recomputing)
     assert all(r.growth > 3 * scaling.THRESHOLD for r in recomputing)
     assert "COST FAIL" in scaling.report(recomputing)
@@ -124,14 +130,13 @@ def test_the_reference_passes_and_a_recomputing_engine_fails_in_process() -> Non
 KEYED = ("distinct", "join", "reduce")
 
 
-@pytest.mark.serial
 @pytest.mark.heavy
 def test_the_keyed_operators_probes_fail_an_engine_that_folds_whole_traces() -> None:
     """The probes of distinct, join and reduce tell a step that reads the keys of its change
     from one that folds the whole trace: the reference before its arrangements passes the
     linear probes and fails those three."""
     assert [p.name for p in scaling.PROBES if p.name in KEYED] == list(KEYED)
-    results = {r.probe.name: r for r in scaling.run_probes(InProcess(WholeTraces()), SIZES)}
+    results = {r.probe.name: r for r in scaling.run_probes(InProcess(WholeTraces()), SIZES, clock=CPU)}
     report = scaling.report(list(results.values()))
     assert all(results[name].passed for name in ("map-filter", "map-plus")), report
     # failing is the claim; no margin beyond the threshold is (a whole-trace join measured
@@ -146,7 +151,7 @@ def test_whole_cases_are_timed_by_their_least_disturbed_runs(monkeypatch: pytest
     changes take as long as the load, so the steps stay at 100)."""
     def scripted(full: list[float], base: list[float]) -> None:
         times = {True: iter(full), False: iter(base)}
-        monkeypatch.setattr(scaling, "_seconds", lambda backend, case: (next(times[len(case.steps) > 1]), ""))
+        monkeypatch.setattr(scaling, "_seconds", lambda backend, case, clock: (next(times[len(case.steps) > 1]), ""))
 
     probe = scaling.PROBES[0]
     scripted([1.00, 1.40, 1.41], [0.50, 0.50, 0.51])  # two runs of the case with changes slowed
@@ -163,7 +168,7 @@ def _cases_costing(monkeypatch: pytest.MonkeyPatch, load: float, step: float) ->
     case with changes run, in order."""
     runs: list[int] = []
 
-    def seconds(backend: object, case: Case) -> tuple[float, str]:
+    def seconds(backend: object, case: Case, clock: object) -> tuple[float, str]:
         changes = len(case.steps) - 1
         if changes:
             runs.append(changes)
@@ -218,16 +223,15 @@ def test_a_cost_failure_stands_only_if_measuring_again_fails_too(monkeypatch: py
     assert scaling.run_probe(None, probe).passed and calls == [0.3]  # type: ignore[arg-type]
 
 
-@pytest.mark.serial
 @pytest.mark.heavy
 def test_timed_from_whole_cases_the_verdicts_are_the_same() -> None:
     """Timed from whole cases, as a subprocess engine is, the reference passes (at 100 steps
     a case, enough to see its small steps past the cases' own spread) and a recomputing
     engine fails (at the command line's 20 steps: each of its steps redoes the whole)."""
     reference = scaling.run_probes(CasesOnly(InProcess(resolve("reference"))), SIZES, steps=100,
-                                   probes=scaling.PROBES)
+                                   probes=scaling.PROBES, clock=CPU)
     assert all(r.passed for r in reference), scaling.report(reference)
-    recomputing = scaling.run_probes(CasesOnly(InProcess(Recomputing())), SIZES)
+    recomputing = scaling.run_probes(CasesOnly(InProcess(Recomputing())), SIZES, clock=CPU)
     assert not any(r.passed for r in recomputing), scaling.report(recomputing)
 
 
@@ -358,15 +362,14 @@ FIXPOINT_SIZES = (300, 3_000, 30_000)
 
 
 def _passes_the_reference_and_fails_a_recomputing_engine(probe: scaling.AnyProbe, sizes: tuple[int, ...]) -> None:
-    reference = scaling.run_probes(InProcess(resolve("reference")), sizes, probes=[probe])
+    reference = scaling.run_probes(InProcess(resolve("reference")), sizes, probes=[probe], clock=CPU)
     assert [r.probe for r in reference] == [probe]
     assert reference[0].passed, scaling.report(reference)
-    recomputing = scaling.run_probes(InProcess(RecomputingViews()), sizes, probes=[probe])
+    recomputing = scaling.run_probes(InProcess(RecomputingViews()), sizes, probes=[probe], clock=CPU)
     assert [r.probe for r in recomputing] == [probe]
     assert not recomputing[0].passed and not recomputing[0].problem, scaling.report(recomputing)
 
 
-@pytest.mark.serial
 @pytest.mark.spec("SKIP-THM-3", evidence="example")
 @pytest.mark.heavy
 def test_the_reduce_probe_passes_the_reference_and_fails_a_recomputing_engine() -> None:
@@ -377,7 +380,6 @@ def test_the_reduce_probe_passes_the_reference_and_fails_a_recomputing_engine() 
     _passes_the_reference_and_fails_a_recomputing_engine(scaling.CHANGES_PROBES[0], SIZES)
 
 
-@pytest.mark.serial
 @pytest.mark.spec("FIX-CLAIM-COMPLEXITY", evidence="example")
 @pytest.mark.heavy
 def test_the_fixpoint_probe_passes_the_reference_and_fails_a_recomputing_engine() -> None:
