@@ -319,7 +319,7 @@ def _seconds(backend: Backend, case: Case, clock: Clock) -> tuple[float, str]:
 
 
 def _step_from_cases(backend: Backend, probe: AnyProbe, n: int, steps: int, repeats: int,
-                     clock: Clock = time.perf_counter) -> tuple[Timing, str]:
+                     clock: Clock) -> tuple[Timing, str]:
     """A step's time from whole cases, and its resolution: the spread of the case times per step.
 
     The step is a difference of two case times, and the load's own noise grows with the data

@@ -155,11 +155,11 @@ def test_whole_cases_are_timed_by_their_least_disturbed_runs(monkeypatch: pytest
 
     probe = scaling.PROBES[0]
     scripted([1.00, 1.40, 1.41], [0.50, 0.50, 0.51])  # two runs of the case with changes slowed
-    noisy, _ = scaling._step_from_cases(None, probe, 10_000, 100, 3)  # type: ignore[arg-type]
+    noisy, _ = scaling._step_from_cases(None, probe, 10_000, 100, 3, time.perf_counter)  # type: ignore[arg-type]
     assert noisy.step_seconds == pytest.approx(0.5 / 100) and noisy.resolution == pytest.approx(0.42 / 100)
     assert noisy.steps == 100
     scripted([1.40, 1.45, 1.41], [0.50, 0.50, 0.51])  # every run of it 0.4 s longer: 4 ms more a step
-    growing, _ = scaling._step_from_cases(None, probe, 10_000, 100, 3)  # type: ignore[arg-type]
+    growing, _ = scaling._step_from_cases(None, probe, 10_000, 100, 3, time.perf_counter)  # type: ignore[arg-type]
     assert growing.step_seconds == pytest.approx(0.9 / 100)
 
 
@@ -185,14 +185,14 @@ def test_whole_cases_have_their_changes_take_as_long_as_their_load(monkeypatch: 
     steps asked; the doubling stops at ``MAX_DOUBLINGS`` (scripted case times)."""
     probe = scaling.PROBES[2]
     runs = _cases_costing(monkeypatch, load=0.4, step=1.5e-4)
-    small, _ = scaling._step_from_cases(None, probe, 10_000, 100, 3)  # type: ignore[arg-type]
+    small, _ = scaling._step_from_cases(None, probe, 10_000, 100, 3, time.perf_counter)  # type: ignore[arg-type]
     assert runs == [100, 200, 400, 800, 1600, 3200, 3200, 3200]
     assert small.steps == 3200 and small.step_seconds == pytest.approx(1.5e-4)
     runs = _cases_costing(monkeypatch, load=0.4, step=0.05)
-    large, _ = scaling._step_from_cases(None, probe, 10_000, 20, 3)  # type: ignore[arg-type]
+    large, _ = scaling._step_from_cases(None, probe, 10_000, 20, 3, time.perf_counter)  # type: ignore[arg-type]
     assert runs == [20, 20, 20] and large.steps == 20 and large.step_seconds == pytest.approx(0.05)
     runs = _cases_costing(monkeypatch, load=0.4, step=0.0)  # changes that cost nothing
-    free, _ = scaling._step_from_cases(None, probe, 10_000, 20, 3)  # type: ignore[arg-type]
+    free, _ = scaling._step_from_cases(None, probe, 10_000, 20, 3, time.perf_counter)  # type: ignore[arg-type]
     assert free.steps == 20 * 2 ** scaling.MAX_DOUBLINGS and len(runs) == scaling.MAX_DOUBLINGS + 3
     assert free.step_seconds == 0.0
 
