@@ -39,13 +39,9 @@ SHORT_LIVED_ENV = "INCSPEC_SHORT_LIVED_JVM"
 #: engine's worked example twice, 69.4-69.9 s with both compilers, 38.5-39.9 s with C1
 #: only; one work-counter test 68.8 s against 38.5 s; the suite's fixpoint area (39 cases)
 #: 159.0 s against 122.9 s. But three test files in one session (13-15 minutes) took 500 s
-#: with both and 681 s with C1 only: a JVM living longer earns C2 back. Such a JVM also runs
-#: the parallel collector rather than G1 (no concurrent marking threads, no G1 write barriers):
-#: a pipeline run of a sum, a min and a reach view over six small files, runs alternated,
-#: quiet machine: G1 59.0 and 70.2 s wall (the JVM's CPU 68.9 and 82.9 s), parallel 55.8 and
-#: 62.1 s (63.7 and 71.3 s). Off by default, the tests' and the main job's included; for short
-#: applications on small data.
-SHORT_LIVED_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseParallelGC"
+#: with both and 681 s with C1 only: a JVM living longer earns C2 back. Off by default,
+#: the tests' and the main job's included; for short applications on small data.
+SHORT_LIVED_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1"
 
 #: Settings for a session over small data (the tests', the conformance suite's: tens of
 #: rows a case): Spark's generated code (whole-stage, and each expression's projections and

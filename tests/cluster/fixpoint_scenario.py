@@ -6,8 +6,7 @@ engine's ``make`` and one ``apply`` on the master ``$INCSPEC_SPARK_MASTER``.
 GRAPH holds ``roots``, ``edges`` and one ``batch`` (``add_roots``, ``remove_roots``,
 ``add_edges``, ``remove_edges``) of integer nodes; RESULT gets the live set with ranks
 after ``make`` and after the batch, the batch's output delta and the session's
-checkpoint location, where an executor imported ``spark_impl`` from, the driver's and an
-executor's JVM options, and, given an executor's local folder (the same machine), the
+checkpoint location, where an executor imported ``spark_impl`` from, and, given an executor's local folder (the same machine), the
 files under it while the application still runs (once it ends the worker deletes them).
 """
 
@@ -39,26 +38,6 @@ def executor_import(spark: Any) -> str:
     return found[0]
 
 
-def jvm_options(spark: Any) -> dict[str, list[str]]:
-    """The options the driver's JVM and an executor's JVM were started with (the executor's
-    read by its Python worker from the command line of its nearest ``java`` ancestor)."""
-    driver = list(spark._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())
-
-    def java_ancestor_options(_: Any) -> list[list[str]]:
-        pid = __import__("os").getppid()
-        while pid > 1:
-            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                args = [a.decode() for a in cmdline.read().split(b"\0") if a]
-            if args and args[0].endswith("java"):
-                return [args]
-            with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
-                pid = int(stat.read().rsplit(")", 1)[1].split()[1])
-        return [[]]
-
-    executor = spark.sparkContext.parallelize([0], 1).mapPartitions(java_ancestor_options).collect()[0]
-    return {"driver": driver, "executor": [a for a in executor if a.startswith("-X")]}
-
-
 def main(graph_file: str, result_file: str, local_dir: str | None = None) -> None:
     with open(graph_file, encoding="utf-8") as source:
         graph = json.load(source)
@@ -76,7 +55,6 @@ def main(graph_file: str, result_file: str, local_dir: str | None = None) -> Non
                        "removed": sorted(delta.removed),
                        "checkpoint_dir": spark.sparkContext.getCheckpointDir(),
                        "executor_import": executor_import(spark),
-                       "jvm_options": jvm_options(spark),
                        "executor_files": files_under(local_dir) if local_dir else []})
     finally:
         spark.stop()
