@@ -67,17 +67,12 @@ SMALL_DATA_CONF: dict[str, str] = {
 #: Smaller inlining budgets make each C2 compilation cheaper. Measured, the suite's fixpoint
 #: area alone (incspec conform --impl spark --area fixpoint, 39 cases, quiet 2-core machine,
 #: one run each): HotSpot's defaults 185.9 and 169.6 s; C1 only 164.1 s; these limits 151.2 s.
-#: Not taken: tighter limits (FreqInlineSize 50, MaxInlineLevel 4, InlineSmallCode 500,
-#: MaxInlineSize 20), faster on that area once but about 5 % slower on the whole main job.
-#: The parallel collector instead of G1: no concurrent marking threads, no G1 write barriers,
-#: pauses that nothing here waits on. The same area with these limits, runs alternated, quiet
-#: machine: G1 84.5 and 83.0 s wall (the driver JVM's CPU 123.4 and 124.3 s), parallel 78.1 and
-#: 71.2 s (112.5 and 102.6 s). (That collector leaves one survivor space out of the heap a JVM
-#: reports, ``Runtime.maxMemory``, which the state stores' memory budget is a third of.) Asked
-#: for with :data:`SMALL_DATA_CONF`; a session over large data keeps HotSpot's defaults (its
-#: hot loops earn the inlining, its large heaps G1's short pauses).
-SMALL_DATA_JAVA_OPTIONS = ("-XX:FreqInlineSize=100 -XX:MaxInlineLevel=6 -XX:InlineSmallCode=1000 "
-                           "-XX:+UseParallelGC")
+#: Not taken, though faster there: tighter limits (FreqInlineSize 50, MaxInlineLevel 4,
+#: InlineSmallCode 500, MaxInlineSize 20) 139.3 s, and these with the parallel collector
+#: 131.2 s (that collector counts one survivor space out of the heap a JVM reports, which the
+#: state stores' memory budget is a third of). Asked for with :data:`SMALL_DATA_CONF`; a
+#: session over large data keeps HotSpot's defaults (its hot loops earn the inlining).
+SMALL_DATA_JAVA_OPTIONS = "-XX:FreqInlineSize=100 -XX:MaxInlineLevel=6 -XX:InlineSmallCode=1000"
 
 #: Settings every engine relies on, whatever the master: adaptive execution off
 #: (it re-plans every round of an iterative job and reintroduces the shuffles
