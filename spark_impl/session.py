@@ -70,8 +70,11 @@ SMALL_DATA_CONF: dict[str, str] = {
 #: Not taken, though faster there: tighter limits (FreqInlineSize 50, MaxInlineLevel 4,
 #: InlineSmallCode 500, MaxInlineSize 20) 139.3 s, and these with the parallel collector
 #: 131.2 s (that collector counts one survivor space out of the heap a JVM reports, which the
-#: state stores' memory budget is a third of). Asked for with :data:`SMALL_DATA_CONF`; a
-#: session over large data keeps HotSpot's defaults (its hot loops earn the inlining).
+#: state stores' memory budget is a third of, and Spark's unified memory a share of: the main
+#: job's session, on Spark's default 1 GB heap, then ran out of execution memory,
+#: UNABLE_TO_ACQUIRE_MEMORY in a lockstep fixpoint apply, in two whole runs out of three, after
+#: the fixpoint area 83-85 -> 71-78 s and the zset area 158 -> 144 s alone). Asked for with
+#: :data:`SMALL_DATA_CONF`; a session over large data keeps HotSpot's defaults (its hot loops earn the inlining).
 SMALL_DATA_JAVA_OPTIONS = "-XX:FreqInlineSize=100 -XX:MaxInlineLevel=6 -XX:InlineSmallCode=1000"
 
 #: Settings every engine relies on, whatever the master: adaptive execution off
