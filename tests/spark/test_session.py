@@ -65,10 +65,18 @@ def test_the_small_data_sessions_jvm_runs_with_its_compiler_options(spark: Any) 
     management = spark._jvm.java.lang.management.ManagementFactory
     arguments = set(management.getRuntimeMXBean().getInputArguments())
     assert set(SMALL_DATA_JAVA_OPTIONS.split()) <= arguments
-    hotspot = management.getPlatformMXBean(
-        spark._jvm.java.lang.Class.forName("com.sun.management.HotSpotDiagnosticMXBean"))
+    hotspot = _hotspot(spark)
     assert hotspot.getVMOption("FreqInlineSize").getValue() == "100"
     assert hotspot.getVMOption("MaxInlineLevel").getValue() == "6"
+    assert hotspot.getVMOption("UseParallelGC").getValue() == "true"
+    assert hotspot.getVMOption("UseG1GC").getValue() == "false"
+
+
+def _hotspot(spark: Any) -> Any:
+    """The running driver JVM's HotSpot flags (``getVMOption(name).getValue()``)."""
+    management = spark._jvm.java.lang.management.ManagementFactory
+    return management.getPlatformMXBean(
+        spark._jvm.java.lang.Class.forName("com.sun.management.HotSpotDiagnosticMXBean"))
 
 
 def test_rocksdb_state_stores_share_a_bounded_memory(spark: Any) -> None:
@@ -79,8 +87,11 @@ def test_rocksdb_state_stores_share_a_bounded_memory(spark: Any) -> None:
     rocksdb = spark._jvm.org.apache.spark.sql.execution.streaming.state.RocksDBConf
     prefix = rocksdb.ROCKSDB_SQL_CONF_NAME_PREFIX()
     assert spark.conf.get(f"{prefix}.{rocksdb.BOUNDED_MEMORY_USAGE_CONF_KEY()}") == "true"
-    heap_mb = spark._jvm.java.lang.Runtime.getRuntime().maxMemory() / 2**20  # the JVM's, not a setting's
-    assert 1900 <= heap_mb <= 2048
+    # the heap the JVM was started with (-Xmx), and the part of it the JVM reports usable (the
+    # parallel collector, the small-data sessions', leaves one survivor space out): the JVM's, not a setting's
+    assert _hotspot(spark).getVMOption("MaxHeapSize").getValue() == str(2 * 2**30)
+    heap_mb = spark._jvm.java.lang.Runtime.getRuntime().maxMemory() / 2**20
+    assert 1024 < heap_mb <= 2048
     budget = int(spark.conf.get(f"{prefix}.{rocksdb.MAX_MEMORY_USAGE_MB_CONF_KEY()}"))
     assert budget == int(heap_mb) // 3
 
