@@ -97,8 +97,11 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.streaming.query import StreamingQuery
 
+from spark_impl.conf_scope import restore_conf, set_conf
 from spark_impl.connect import NeedsJvm, is_connect, is_connect_url
 from spark_impl.errors import restart_after, transient
+from spark_impl.reduce.compaction import Compaction
+from spark_impl.reduce.group_generations import COMPACTION_FLOOR, NO_DATA_BATCHES, Generations
 from spark_impl.reduce.maintained_view import (
     InvalidInput,
     MaintainedView,
@@ -464,10 +467,12 @@ class ReduceView:
     """A reduce view: the maintained view's query, its changes and snapshots."""
 
     def __init__(self, spark: SparkSession, spec: ViewSpec, rows: DataFrame,
-                 outputs: Outputs, value_type: str, checkpoint: str) -> None:
+                 outputs: Outputs, value_type: str, checkpoint: str, compaction: Compaction) -> None:
         self.spark, self.spec, self.outputs = spark, spec, outputs
-        self.value_type = value_type
-        self.view: MaintainedView = maintained_view(self.checked(rows), spec.reducer, checkpoint=checkpoint)
+        self.value_type, self.compaction = value_type, compaction
+        self.view: MaintainedView = maintained_view(self.checked(rows), spec.reducer, checkpoint=checkpoint,
+                                                    generations=compaction.generations)
+        compaction.start(self.view)
         self.refusal: Refused | None = None
 
     def checked(self, rows: DataFrame, *keep: str) -> DataFrame:
@@ -492,6 +497,12 @@ class ReduceView:
             else:
                 self.outputs.changes(changes, batch_id)
             _crash_point(batch_id, "published")
+        self.compaction.seen(self.view, batch_id)
+
+    def compaction_due(self) -> bool:
+        """A group view whose emptied groups make a compaction due
+        (:mod:`spark_impl.reduce.compaction`)."""
+        return self.view.native and self.compaction.due()
 
     def snapshot(self, checkpoint: str, batch_id: int) -> None:
         self.outputs.snapshot(self.view.read_view(self.spark, checkpoint, batch_id), batch_id)
@@ -686,8 +697,10 @@ class Quarantine:
 def run(spark: SparkSession, input_dir: str, output: str, checkpoint: str | None,
         specs: list[ViewSpec], *, fmt: str | None = None, follow: bool = False,
         quarantine: bool = False, snapshot_every: int = 10, files_per_batch: int = 1,
-        log: Callable[[str], None] = print) -> int:
-    """Process the input folder (see the module docstring); returns an exit status."""
+        compaction_floor: int = COMPACTION_FLOOR, log: Callable[[str], None] = print) -> int:
+    """Process the input folder (see the module docstring); returns an exit status.
+    ``compaction_floor``: a group view is compacted once the groups it emptied reach its live
+    groups and this many (:mod:`spark_impl.reduce.group_generations`)."""
     input_url, output_url = as_url(input_dir), as_url(output)
     checkpoint_url = as_url(checkpoint) if checkpoint else f"{output_url}/_checkpoint"
     if is_connect(spark):  # refused before anything is read, written or started
@@ -698,7 +711,7 @@ def run(spark: SparkSession, input_dir: str, output: str, checkpoint: str | None
     fs.mkdirs(checkpoint_url)
     source = Source(spark, fs, input_url, checkpoint_url, fmt, files_per_batch)
     shared = Run(spark, fs, source, Quarantine(fs, output_url, checkpoint_url), output_url,
-                 checkpoint_url, follow, quarantine, snapshot_every, log)
+                 checkpoint_url, follow, quarantine, snapshot_every, compaction_floor, log)
     status = 0
     for spec in specs:
         status = max(status, shared.view(spec))
@@ -718,6 +731,7 @@ class Run:
     follow: bool
     quarantining: bool
     snapshot_every: int
+    compaction_floor: int
     log: Callable[[str], None]
 
     def view(self, spec: ViewSpec) -> int:
@@ -727,18 +741,20 @@ class Run:
         checkpoint = f"{self.checkpoint}/{spec.name}"
         outputs.adopt(_last_committed(self.fs, checkpoint))  # an older version's output
         failures, failed_after = 0, None  # transient failures in a row after the same committed batch
+        compaction = Compaction(self.spark, self.fs, checkpoint,
+                                Generations(self.spark, self.fs, f"{checkpoint}/generations", checkpoint),
+                                self.compaction_floor)
         while True:
             self.quarantine.settle(_last_committed(self.fs, checkpoint), self.log)
             if self._missing_inputs(spec, checkpoint):
                 return REFUSED
-            rows = self.source.stream(self.quarantine.files())
-            view: View = (ReduceView(self.spark, spec, rows, outputs, self.source.value_type, checkpoint)
-                          if spec.kind == "reduce"
-                          else ReachView(self.spark, spec, rows, outputs, self.fs, checkpoint))
-            query = _start(view, checkpoint, self.follow)
+            view = self._built(spec, outputs, checkpoint, compaction)
             try:
-                _await(query, view, self.fs, checkpoint, self.snapshot_every, self.log,
-                       lambda last: self.quarantine.settle(last, self.log))
+                if self._compacted(view, compaction, checkpoint):
+                    view = self._built(spec, outputs, checkpoint, compaction)  # the new generation's
+                query = _start(view, checkpoint, self.follow)
+                if self._awaited(query, view, checkpoint, stop_when_due=self.follow):
+                    continue  # stopped for a compaction: the next round writes it, then restarts
             except Exception as error:  # noqa: BLE001 (a refusal is reported, the rest re-raised)
                 refused = view.refusal or refusal_in(error)
                 if refused is None and transient(error):
@@ -754,8 +770,35 @@ class Run:
                 return REFUSED
             last = _snapshot_last(view, self.fs, checkpoint)
             self.quarantine.settle(last, self.log)
+            self._compacted(view, compaction, checkpoint)  # read by the next run
             self.log(f"pipeline: {spec.name}: {0 if last is None else last + 1} micro-batch(es) committed")
             return 0
+
+    def _awaited(self, query: StreamingQuery, view: View, checkpoint: str, stop_when_due: bool) -> bool:
+        return _await(query, view, self.fs, checkpoint, self.snapshot_every, self.log,
+                      lambda last: self.quarantine.settle(last, self.log), stop_when_due)
+
+    def _compacted(self, view: View, compaction: Compaction, checkpoint: str) -> bool:
+        """With no query running: compact a group view if due, a micro-batch planned and not
+        committed run first (to the end of the input then seen, :func:`_start` without
+        ``--follow``); whether it was compacted (:mod:`spark_impl.reduce.compaction`)."""
+        if not isinstance(view, ReduceView) or not view.compaction_due():
+            return False
+        if compaction.planned():
+            self._awaited(_start(view, checkpoint, follow=False), view, checkpoint, stop_when_due=False)
+        if not compaction.compact(view.view):
+            return False
+        self.log(f"pipeline: {view.spec.name}: live groups re-stated as generation "
+                 f"{compaction.generations.current}")
+        return True
+
+    def _built(self, spec: ViewSpec, outputs: Outputs, checkpoint: str, compaction: Compaction) -> View:
+        """The view's query plan over the input not quarantined, a reduce view's in the
+        generation in force."""
+        rows = self.source.stream(self.quarantine.files())
+        if spec.kind == "reduce":
+            return ReduceView(self.spark, spec, rows, outputs, self.source.value_type, checkpoint, compaction)
+        return ReachView(self.spark, spec, rows, outputs, self.fs, checkpoint)
 
     def _refused(self, spec: ViewSpec, view: View, refused: Refused, checkpoint: str) -> bool:
         """Report a refused micro-batch in one line; whether to go on (its file quarantined)."""
@@ -821,14 +864,23 @@ def _start(view: View, checkpoint: str, follow: bool) -> StreamingQuery:
     writer = view.plan().writeStream.foreachBatch(view.handle).option("checkpointLocation", checkpoint)
     writer = writer.outputMode("update") if isinstance(view, ReduceView) else writer
     trigger = writer.trigger(processingTime="1 second") if follow else writer.trigger(availableNow=True)
-    return trigger.start()
+    spark = view.spark
+    # a micro-batch for new input only: none for a watermark that moved alone (a group view's
+    # previous generation is evicted with the next input), so each is a published batch
+    before = set_conf(spark, {NO_DATA_BATCHES: "false"})
+    try:
+        return trigger.start()
+    finally:
+        restore_conf(spark, before)
 
 
 def _await(query: StreamingQuery, view: View, fs: FileSystem, checkpoint: str,
            snapshot_every: int, log: Callable[[str], None],
-           committed: Callable[[int], None]) -> None:
+           committed: Callable[[int], None], stop_when_due: bool = False) -> bool:
     """Wait for the query, logging progress, snapshotting every ``snapshot_every`` and telling
-    ``committed`` each newly committed micro-batch."""
+    ``committed`` each newly committed micro-batch; with ``stop_when_due`` (``--follow``: a
+    query that runs on) a reduce view's query is stopped once a compaction is due: returns
+    whether it was."""
     snapped = seen = _last_committed(fs, checkpoint)
     logged = -1
     while query.isActive:
@@ -845,7 +897,11 @@ def _await(query: StreamingQuery, view: View, fs: FileSystem, checkpoint: str,
         if last is not None and (snapped is None or last - snapped >= snapshot_every):
             view.snapshot(checkpoint, last)
             snapped = last
+        if stop_when_due and isinstance(view, ReduceView) and query.isActive and view.compaction_due():
+            query.stop()
+            return True
     query.awaitTermination()  # re-raises the query's error, if it failed
+    return False
 
 
 def connect_refusal(specs: list[ViewSpec], remote: str = "sc://...") -> None:
@@ -874,6 +930,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--snapshot-every", type=int, default=10)
     parser.add_argument("--files-per-batch", type=int, default=1,
                         help="input files per micro-batch (each still its own delta, in order)")
+    parser.add_argument("--compaction-floor", type=int, default=COMPACTION_FLOOR,
+                        help="a sum or count view's state is compacted once the (key, value) "
+                             "groups and keys it emptied reach its live ones and this many "
+                             f"(default {COMPACTION_FLOOR})")
     args = parser.parse_args(argv)
     if args.remote and args.master:
         parser.error("give --master or --remote (Spark Connect), not both")
@@ -888,7 +948,8 @@ def main(argv: list[str] | None = None) -> int:
         return run(spark, args.input, args.output, args.checkpoint, args.view, fmt=args.format,
                    follow=args.follow, quarantine=args.on_invalid == "quarantine",
                    snapshot_every=max(1, args.snapshot_every),
-                   files_per_batch=max(1, args.files_per_batch))
+                   files_per_batch=max(1, args.files_per_batch),
+                   compaction_floor=max(1, args.compaction_floor))
     except NeedsJvm as refusal:
         print(NeedsJvm.line(refusal.what, args.remote or "sc://..."), file=sys.stderr)
         return 2

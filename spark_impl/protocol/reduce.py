@@ -25,6 +25,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from conformance.protocols import EngineError, ReduceObservation, Value
 from spark_impl.errors import SparkEngineError
 from spark_impl.protocol import decode, encode, view_changes
+from spark_impl.reduce.group_generations import COMPACTION_FLOOR
 from spark_impl.reduce.maintained_view import JSON_TEXT, InvalidDelta
 from spark_impl.reduce.reducer_kinds import GroupReducer, PythonReducer, SparkReducer
 from spark_impl.reduce.suite_reducers import named_reducer, numeric_values
@@ -51,8 +52,9 @@ def _plain(value: Any) -> Any:
 class SparkReduceEngine:
     """One case's reduce engine: declare, then load/apply, each step a micro-batch."""
 
-    def __init__(self, spark: SparkSession) -> None:
-        self.spark = spark
+    def __init__(self, spark: SparkSession, compaction_floor: int = COMPACTION_FLOOR) -> None:
+        """``compaction_floor``: a group view's (:class:`~spark_impl.reduce.view_runner.ViewRunner`)."""
+        self.spark, self.compaction_floor = spark, compaction_floor
         self.reducer: SparkReducer | None = None
         self.runner: ViewRunner | None = None
         self.view: dict[Value, Value] = {}
@@ -92,7 +94,7 @@ class SparkReduceEngine:
         root = "file://" + folder
         return ViewRunner(self.spark, r, "string", value_type, root, sink,
                           value_column_type=column_type, with_work=True, work_by=work_by,
-                          polling_delay=polling_delay)
+                          polling_delay=polling_delay, compaction_floor=self.compaction_floor)
 
     def accumulator(self, value: Any) -> Value:
         """An accumulator as Spark returns it, as a JSON value."""

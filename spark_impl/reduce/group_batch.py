@@ -49,13 +49,18 @@ class BatchFacts:
     violations: int
     #: the batch holds more than one part (its check is then made part by part)
     several_parts: bool
+    #: state groups (keys and (key, value) pairs) the batch took from multiplicity 0 (or none)
+    #: to above 0, and from above 0 to 0 (:mod:`spark_impl.reduce.group_generations`)
+    filled: int = 0
+    emptied: int = 0
 
     @staticmethod
     def read(observation: Observation) -> BatchFacts:
         seen = observation.get
         return BatchFacts(int(seen["invalid"] or 0), int(seen["overflow"] or 0),
                           int(seen["removals"] or 0), int(seen["violations"] or 0),
-                          seen["first_part"] != seen["last_part"])
+                          seen["first_part"] != seen["last_part"],
+                          int(seen["filled"] or 0), int(seen["emptied"] or 0))
 
 
 def changes_observed(batch: DataFrame, components: list[str], accumulator: Column,
@@ -78,6 +83,9 @@ def changes_observed(batch: DataFrame, components: list[str], accumulator: Colum
         F.min(F.when(is_raw, F.col("part"))).alias("first_part"),
         F.max(F.when(is_raw, F.col("part"))).alias("last_part"))
     pair = ~F.col("is_key")
+    # a group's multiplicity before the batch is ``m - dn`` (a group the batch's changes do not
+    # touch, re-stated by a compaction, has no ``dn``: neither filled nor emptied)
+    filled, emptied = F.col("m") > 0, F.col("m") == 0
     per_key = per_pair.groupBy("k").agg(
         F.sum(F.when(F.col("is_key"), m)).alias("m"),
         F.sum(F.when(pair, F.col("dn"))).alias("dn"),
@@ -85,10 +93,16 @@ def changes_observed(batch: DataFrame, components: list[str], accumulator: Colum
         *[F.sum(f"d{c}").alias(f"d{c}") for c in components],
         *[F.sum(c).alias(c) for c in ("invalid", "overflow", "removals")],
         F.count_if(pair & (m - F.coalesce(F.col("added"), F.lit(0)) < 0)).alias("violations"),
+        F.count_if(pair & filled & (m == F.col("dn"))).alias("pairs_filled"),
+        F.count_if(pair & emptied & (F.col("dn") < 0)).alias("pairs_emptied"),
         F.min("first_part").alias("first_part"), F.max("last_part").alias("last_part"))
+    key_filled = F.when(filled & (m == F.col("dn")), 1).otherwise(0)
+    key_emptied = F.when(emptied & (F.col("dn") < 0), 1).otherwise(0)
     watched = per_key.observe(
         observation, *[F.sum(c).alias(c) for c in ("invalid", "overflow", "removals", "violations")],
-        F.min("first_part").alias("first_part"), F.max("last_part").alias("last_part"))
+        F.min("first_part").alias("first_part"), F.max("last_part").alias("last_part"),
+        F.sum(F.col("pairs_filled") + key_filled).alias("filled"),
+        F.sum(F.col("pairs_emptied") + key_emptied).alias("emptied"))
     present = F.col("m") > 0
     was_present = (F.col("m") - F.col("dn")) > 0
     moved = F.lit(False)

@@ -51,7 +51,7 @@ import itertools
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -62,6 +62,15 @@ from spark_impl.connect import is_connect
 from spark_impl.errors import SparkEngineError
 from spark_impl.reduce.fold_buckets import fold_buckets
 from spark_impl.reduce.group_batch import BatchFacts, changes_observed, overflowed
+from spark_impl.reduce.group_generations import (
+    GENERATION,
+    WATERMARK_DELAY,
+    Generations,
+    GroupCounts,
+    generation_number,
+    generation_time,
+    newest_generation,
+)
 from spark_impl.reduce.keyed_fold import (
     INVALID_MARKER,
     InvalidDeltaError,
@@ -205,6 +214,14 @@ def normalise_changes(changes: DataFrame) -> DataFrame:
     return rows.where((F.col("w") != 0) | F.col("invalid").isNotNull())
 
 
+@dataclass
+class FactsSeen:
+    """The facts of the last group micro-batch :meth:`MaintainedView.changes` let through (in
+    this process: over Spark Connect, ``foreachBatch`` runs on the server)."""
+
+    last: BatchFacts | None = None
+
+
 @dataclass(frozen=True)
 class MaintainedView:
     """A reduce view over a stream of changes: the stateful plan and its batch handler."""
@@ -213,6 +230,9 @@ class MaintainedView:
     updates: DataFrame
     key_type: str
     value_type: str
+    #: a group view's generation (:mod:`spark_impl.reduce.group_generations`)
+    generation: int = 0
+    seen: FactsSeen = field(default_factory=FactsSeen, compare=False)
 
     @property
     def native(self) -> bool:
@@ -243,7 +263,9 @@ class MaintainedView:
                 # the one job: changes materialised (a write to nowhere: no count's extra
                 # stage), refusal counts observed
                 staged.write.format("noop").mode("overwrite").save()
-                self._refuse_group(batch, BatchFacts.read(observation))
+                facts = BatchFacts.read(observation)
+                self._refuse_group(batch, facts)
+                self.seen.last = facts
             except BaseException:
                 staged.unpersist()
                 raise
@@ -301,10 +323,7 @@ class MaintainedView:
         if batch_id is not None:
             reader = reader.option("batchId", batch_id)
         if isinstance(self.reducer, GroupReducer):
-            stored = reader.load(checkpoint)
-            state = stored.select("key.*", F.col("value").cast(_buffer_names(stored)).alias("value"))
-            keys = state.select("kind", "k", "value.*").where(
-                (F.col("kind") == "key") & (F.col("m") > 0))
+            keys = _group_state(reader.load(checkpoint)).where((F.col("kind") == "key") & (F.col("m") > 0))
             return keys.select(F.col("k").alias("key"), self._group_accumulator().alias("accumulator"))
         state = reader.option("stateVarName", "keys").load(checkpoint)
         entries = state.select(F.col("user_map_key.k").alias("k"), F.col("user_map_value.acc").alias("acc"))
@@ -315,9 +334,7 @@ class MaintainedView:
         (key, value) pairs present, and ``keys``, the keys of the view (read from the state)."""
         reader = spark.read.format("statestore")
         if isinstance(self.reducer, GroupReducer):
-            stored = reader.load(checkpoint)
-            state = stored.select("key.kind", F.col("value").cast(_buffer_names(stored)).alias("value"))
-            live = state.where(F.col("value.m") > 0)
+            live = _group_state(reader.load(checkpoint)).where(F.col("m") > 0)
             counts = {r["kind"]: int(r["n"]) for r in live.groupBy("kind").agg(  # two rows
                 F.count(F.lit(1)).alias("n")).collect()}
             return {"rows": counts.get("pair", 0), "keys": counts.get("key", 0)}
@@ -325,6 +342,31 @@ class MaintainedView:
         pairs = reader.option("stateVarName", "pairs").load(checkpoint).count()
         keys = spark.read.format("statestore").option("stateVarName", "keys").load(checkpoint).count()
         return {"rows": pairs, "keys": keys}
+
+    def group_counts(self, spark: SparkSession, checkpoint: str, generation: int) -> GroupCounts:
+        """A group view's groups held (its newest generation, after the last committed
+        micro-batch): ``live``, multiplicity above 0; ``emptied``, at 0, unless that
+        generation is older than ``generation`` (the one in force: then a compaction is done,
+        which the next micro-batch reads)."""
+        state = _group_state(spark.read.format("statestore").load(checkpoint))
+        counted = state.agg(F.count_if(F.col("m") > 0).alias("live"),
+                            F.count_if(F.col("m") == 0).alias("emptied"),
+                            F.max(generation_number(F.col(GENERATION))).alias("newest")).first()
+        assert counted is not None
+        compacted = counted["newest"] is not None and int(counted["newest"]) < generation
+        return GroupCounts(int(counted["live"]), 0 if compacted else int(counted["emptied"]))
+
+    def state_generation(self, spark: SparkSession, checkpoint: str) -> int | None:
+        """The newest generation a group view's state holds (None: no group)."""
+        stored = spark.read.format("statestore").load(checkpoint)
+        newest = stored.agg(F.max(generation_number(F.col(f"key.{GENERATION}")))).first()
+        return None if newest is None or newest[0] is None else int(newest[0])
+
+    def live_groups(self, spark: SparkSession, checkpoint: str) -> DataFrame:
+        """A group view's live groups (after the last committed micro-batch) as the rows
+        ``kind, k, v, w, a0..`` that re-state them in a new generation: the next one's input."""
+        state = _group_state(spark.read.format("statestore").load(checkpoint)).where(F.col("m") > 0)
+        return state.select("kind", "k", "v", F.col("m").alias("w"), *self._components())
 
     # --- the group path ----------------------------------------------------------------------
 
@@ -400,7 +442,8 @@ class MaintainedView:
 
 def maintained_view(changes: DataFrame, reducer: str | SparkReducer,
                     value_type: str | None = None, buckets: int | None = None,
-                    checkpoint: str | None = None) -> MaintainedView:
+                    checkpoint: str | None = None,
+                    generations: Generations | None = None) -> MaintainedView:
     """Maintain ``k ↦ fold(initial, C(k))`` over ``changes`` (see the module docstring).
 
     ``reducer`` is a built-in name (``sum``, ``count``, ``min``, ``max``) or a
@@ -408,22 +451,29 @@ def maintained_view(changes: DataFrame, reducer: str | SparkReducer,
     remove)`` for your own; ``remove`` may return ``None`` to decline). A fold reducer's
     keys are spread over ``buckets`` hash buckets (default: the session's shuffle
     partitions); pass the query's ``checkpoint`` to record the count there and have a
-    restart keep it (:mod:`spark_impl.reduce.fold_buckets`)."""
+    restart keep it (:mod:`spark_impl.reduce.fold_buckets`). A group reducer's view runs in
+    the generation in force of ``generations`` (its folders' rows are its input too), else in
+    generation 0 (:mod:`spark_impl.reduce.group_generations`)."""
     rows = normalise_changes(changes)
     types = dict(rows.dtypes)
     key_type, value_type = types["k"], value_type or types["v"]
     r = builtin_reducer(reducer, value_type) if isinstance(reducer, str) else reducer
+    generation = 0
     if isinstance(r, GroupReducer):
-        updates = _group_updates(rows, r, value_type)
+        generation = generations.current if generations is not None else 0
+        updates = _group_updates(rows, r, value_type, generation, generations)
     else:
         count = fold_buckets(rows.sparkSession, checkpoint, buckets)
         updates = _fold_updates(rows, r, key_type, value_type, count)
-    return MaintainedView(r, updates, key_type, value_type)
+    return MaintainedView(r, updates, key_type, value_type, generation)
 
 
-def _group_updates(rows: DataFrame, r: GroupReducer, value_type: str) -> DataFrame:
+def _group_updates(rows: DataFrame, r: GroupReducer, value_type: str, generation: int,
+                   generations: Generations | None) -> DataFrame:
     """One native aggregation over the valid rows tagged ``key`` and ``pair``, with the raw
     batch unioned in (tag ``raw``): columns ``kind, k, v, m, a0.., file, part, invalid``.
+    Its groups are of generation ``generation``, the rows of ``generations``' folders (the
+    live groups a compaction re-stated) aggregated with the changes, not among the raw rows.
 
     Exact: each contribution is multiplied by its weight in the accumulator's type
     (``decimal(38,0)`` for integers), and every product and sum is a ``try_`` one, null on
@@ -444,8 +494,14 @@ def _group_updates(rows: DataFrame, r: GroupReducer, value_type: str) -> DataFra
                        invalid.alias("invalid"))
     valid = base.where(F.col("invalid").isNull())
     tagged = valid.select(F.explode(F.array(F.lit("key"), F.lit("pair"))).alias("kind"), "*")
+    inputs = tagged.select("kind", "k", "v", "w", *comps)
+    if generations is not None:
+        inputs = inputs.unionByName(generations.stream(inputs.schema))
+    inputs = inputs.withColumn(GENERATION, generation_time(generation)).withWatermark(
+        GENERATION, WATERMARK_DELAY)
     is_key = F.col("kind") == "key"
-    state = tagged.groupBy("kind", "k", F.when(~is_key, F.col("v")).alias("v")).agg(
+    inputs = inputs.withColumn("v", F.when(~is_key, F.col("v")))  # a key's group has no value
+    state = inputs.groupBy("kind", "k", "v", GENERATION).agg(
         F.try_sum("w").alias("m"), *[F.try_sum(F.when(is_key, F.col(c))).alias(c) for c in comps])
     none = F.lit(None).cast("string")
     state = state.select("kind", "k", "v", "m", *comps, none.alias("file"), none.alias("part"),
@@ -463,14 +519,21 @@ def refuse_invalid_row(batch: DataFrame) -> None:
         raise InvalidInput(row["invalid"], row["file"])
 
 
+def _group_state(stored: DataFrame) -> DataFrame:
+    """A group view's state as read from the state store (its newest generation): rows
+    ``kind, k, v, g, m, a0..``."""
+    state = stored.select("key.*", F.col("value").cast(_buffer_names(stored)).alias("value"))
+    return newest_generation(state.select("kind", "k", "v", GENERATION, "value.*"))
+
+
 def _buffer_names(stored: DataFrame) -> str:
     """The aggregation buffer's struct type with our names (a struct cast is positional):
     ``m`` for Σ w, ``a<i>`` for each component's sum (``isEmpty`` flags renamed aside)."""
     buffer: Any = stored.schema["value"].dataType  # a StructType
     fields = buffer.fields
     names: list[str] = []
-    for field in fields:
-        if field.name == "isEmpty":
+    for part in fields:
+        if part.name == "isEmpty":
             names.append(f"empty{len(names)}")
         else:
             names.append("m" if not names else f"a{sum(1 for n in names if n.startswith('a'))}")

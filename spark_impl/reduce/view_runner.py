@@ -28,6 +28,8 @@ from pyspark.sql.streaming.readwriter import DataStreamWriter
 from spark_impl.conf_scope import restore_conf, set_conf
 from spark_impl.connect import is_connect
 from spark_impl.errors import SparkEngineError, cause, restart_after
+from spark_impl.reduce.compaction import Compaction
+from spark_impl.reduce.group_generations import COMPACTION_FLOOR, NO_DATA_BATCHES, Generations
 from spark_impl.reduce.maintained_view import (
     MaintainedView,
     Refused,
@@ -53,13 +55,10 @@ POLLING_DELAY = "spark.sql.streaming.pollingDelay"
 
 
 @contextmanager
-def _session_conf(spark: SparkSession, key: str, value: str | None) -> Iterator[None]:
-    """``key`` set to ``value`` in the session's conf for the block (nothing done for None),
-    then as it was."""
-    if value is None:
-        yield
-        return
-    before = set_conf(spark, {key: value})
+def _session_conf(spark: SparkSession, settings: dict[str, str | None]) -> Iterator[None]:
+    """The ``settings`` given a value set in the session's conf for the block, then as they
+    were."""
+    before = set_conf(spark, {key: value for key, value in settings.items() if value is not None})
     try:
         yield
     finally:
@@ -72,11 +71,17 @@ class ViewRunner:
     def __init__(self, spark: SparkSession, reducer: str | SparkReducer, key_type: str,
                  value_type: str, root: str, sink: Sink, *, value_column_type: str | None = None,
                  with_work: bool = False, work_by: Column | None = None,
-                 buckets: int | None = None, polling_delay: str | None = None) -> None:
+                 buckets: int | None = None, polling_delay: str | None = None,
+                 compaction_floor: int = COMPACTION_FLOOR) -> None:
         """``polling_delay`` (e.g. ``"100ms"``): how long the query, finding no new batch,
         waits before it looks again (:data:`POLLING_DELAY`; None: the session's). Every look
         lists the input folder: a runner idle while others step (the lockstep engine's
-        groups) burns CPU at Spark's 10 ms; a longer wait delays a step by at most as much."""
+        groups) burns CPU at Spark's 10 ms; a longer wait delays a step by at most as much.
+
+        A group view is compacted after a step once the groups it emptied since its last
+        compaction reach its live groups and ``compaction_floor``
+        (:mod:`spark_impl.reduce.group_generations`; over Spark Connect its counts stay on the
+        server: only :meth:`compact` does it)."""
         if with_work and is_connect(spark):
             raise SparkEngineError("unsupported", (
                 "incspec: the view runner's work counters are counted inside foreachBatch, which "
@@ -91,12 +96,17 @@ class ViewRunner:
         #: the last micro-batch's work counters, per value of ``work_by`` (else under ``None``)
         self.work: dict[object, dict[str, int]] = {}
         self.refusal: Refused | None = None
+        self.generations = Generations(spark, self.fs, f"{self.root}/compaction", f"{self.root}/checkpoint")
+        self.compaction = Compaction(spark, self.fs, f"{self.root}/checkpoint", self.generations,
+                                     compaction_floor)
         self.view: MaintainedView = self._build()
+        self.compaction.start(self.view)
         self.query: StreamingQuery | None = None
 
     def _build(self) -> MaintainedView:
         return maintained_view(self._source(), self.reducer, value_type=self.value_type,
-                               buckets=self.buckets, checkpoint=f"{self.root}/checkpoint")
+                               buckets=self.buckets, checkpoint=f"{self.root}/checkpoint",
+                               generations=self.generations)
 
     def _source(self) -> DataFrame:
         """The stream of ``k, v, w`` rows: every batch folder moved into the input."""
@@ -106,7 +116,8 @@ class ViewRunner:
 
     def _start(self) -> StreamingQuery:
         if self.query is None or not self.query.isActive:
-            with _STARTING, _session_conf(self.spark, POLLING_DELAY, self.polling_delay):
+            with _STARTING, _session_conf(self.spark, {POLLING_DELAY: self.polling_delay,
+                                                       NO_DATA_BATCHES: "false"}):
                 self.query = self._writer().start()
         return self.query
 
@@ -122,6 +133,7 @@ class ViewRunner:
                 self.sink(changes, batch_id)
                 if self.with_work:
                     self.work = self.view.work(batch, self.work_by)
+            self.compaction.seen(self.view, batch_id)
         except Refused as refusal:
             self.refusal = refusal  # the query wraps it in a Java exception: keep it whole
             raise
@@ -165,6 +177,8 @@ class ViewRunner:
         except Exception:
             self._skip_after_failure(target)
             raise
+        if self.view.native and self.compaction.due():
+            self.compact()
 
     def _process(self, target: str) -> None:
         """Run the pending micro-batch, the query restarted from its checkpoint after a
@@ -201,6 +215,14 @@ class ViewRunner:
         except Exception as again:  # noqa: BLE001
             log.warning("%s: could not empty the failed batch %s (%s)", self.root, target, cause(again))
             self.stop()
+
+    def compact(self) -> None:
+        """Re-state a group view's live groups as its next generation
+        (:meth:`~spark_impl.reduce.compaction.Compaction.compact` says when nothing is done):
+        the groups it emptied leave the state with the second step after."""
+        self.stop()
+        if self.compaction.compact(self.view):
+            self.view = self._build()
 
     def committed(self) -> bool:
         """Whether a micro-batch has been committed (before one, the view is empty)."""

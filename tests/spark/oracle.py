@@ -43,3 +43,26 @@ class ReduceModel:
         changes = view_changes(self.view, new)
         self.view = new
         return new, changes
+
+
+def assert_replay_matches(engine: Any, model: ReduceModel, initial: Mapping[Any, Sequence[Any]],
+                          steps: Sequence[tuple[Any, Any]]) -> None:
+    """Load ``initial`` into a declared reduce engine, then apply each ``(plus, minus)`` step:
+    each observation's view and changes are the model's, an invalid delta refused as one."""
+    import pytest
+
+    from conformance.protocols import EngineError
+    from reference.reduce import InvalidDelta
+
+    obs = engine.load(initial)
+    assert (dict(obs.view), dict(obs.changes)) == model.load(initial)
+    for plus, minus in steps:
+        try:
+            expected = model.apply(plus, minus)
+        except InvalidDelta:
+            with pytest.raises(EngineError) as refused:
+                engine.apply(plus, minus)
+            assert refused.value.error_class == "invalid-delta"
+            continue
+        obs = engine.apply(plus, minus)
+        assert (dict(obs.view), dict(obs.changes)) == expected, (plus, minus)

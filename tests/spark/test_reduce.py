@@ -10,8 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.protocols import EngineError
-from reference.reduce import InvalidDelta as ReferenceInvalidDelta
-from tests.spark.oracle import ReduceModel
+from tests.spark.oracle import ReduceModel, assert_replay_matches
 
 pytestmark = pytest.mark.spark
 
@@ -118,19 +117,7 @@ def traces(draw: Any) -> tuple[dict[Any, list[int]], list[tuple[dict[Any, list[i
 @pytest.mark.heavy
 def test_random_traces_match_recompute(spark: Any, name: str, trace: Any) -> None:
     initial, steps = trace
-    engine, model = engine_for(spark, name), ReduceModel(name)
-    obs = engine.load(initial)
-    assert (dict(obs.view), dict(obs.changes)) == model.load(initial)
-    for plus, minus in steps:
-        try:
-            expected = model.apply(plus, minus)
-        except ReferenceInvalidDelta:
-            with pytest.raises(EngineError) as refused:
-                engine.apply(plus, minus)
-            assert refused.value.error_class == "invalid-delta"
-            continue
-        obs = engine.apply(plus, minus)
-        assert (dict(obs.view), dict(obs.changes)) == expected
+    assert_replay_matches(engine_for(spark, name), ReduceModel(name), initial, steps)
 
 
 def test_python_reducer_declining_remove_recomputes_the_key(spark: Any, tmp_path: Any) -> None:
