@@ -97,11 +97,10 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.streaming.query import StreamingQuery
 
-from spark_impl.conf_scope import restore_conf, set_conf
 from spark_impl.connect import NeedsJvm, is_connect, is_connect_url
 from spark_impl.errors import restart_after, transient
 from spark_impl.reduce.compaction import Compaction
-from spark_impl.reduce.group_generations import COMPACTION_FLOOR, NO_DATA_BATCHES, Generations
+from spark_impl.reduce.group_generations import COMPACTION_FLOOR, Generations
 from spark_impl.reduce.maintained_view import (
     InvalidInput,
     MaintainedView,
@@ -752,9 +751,7 @@ class Run:
             try:
                 if self._compacted(view, compaction, checkpoint):
                     view = self._built(spec, outputs, checkpoint, compaction)  # the new generation's
-                query = _start(view, checkpoint, self.follow)
-                if self._awaited(query, view, checkpoint, stop_when_due=self.follow):
-                    continue  # stopped for a compaction: the next round writes it, then restarts
+                self._awaited(_start(view, checkpoint, self.follow), view, checkpoint)
             except Exception as error:  # noqa: BLE001 (a refusal is reported, the rest re-raised)
                 refused = view.refusal or refusal_in(error)
                 if refused is None and transient(error):
@@ -774,9 +771,9 @@ class Run:
             self.log(f"pipeline: {spec.name}: {0 if last is None else last + 1} micro-batch(es) committed")
             return 0
 
-    def _awaited(self, query: StreamingQuery, view: View, checkpoint: str, stop_when_due: bool) -> bool:
-        return _await(query, view, self.fs, checkpoint, self.snapshot_every, self.log,
-                      lambda last: self.quarantine.settle(last, self.log), stop_when_due)
+    def _awaited(self, query: StreamingQuery, view: View, checkpoint: str) -> None:
+        _await(query, view, self.fs, checkpoint, self.snapshot_every, self.log,
+               lambda last: self.quarantine.settle(last, self.log))
 
     def _compacted(self, view: View, compaction: Compaction, checkpoint: str) -> bool:
         """With no query running: compact a group view if due, a micro-batch planned and not
@@ -785,7 +782,7 @@ class Run:
         if not isinstance(view, ReduceView) or not view.compaction_due():
             return False
         if compaction.planned():
-            self._awaited(_start(view, checkpoint, follow=False), view, checkpoint, stop_when_due=False)
+            self._awaited(_start(view, checkpoint, follow=False), view, checkpoint)
         if not compaction.compact(view.view):
             return False
         self.log(f"pipeline: {view.spec.name}: live groups re-stated as generation "
@@ -864,23 +861,14 @@ def _start(view: View, checkpoint: str, follow: bool) -> StreamingQuery:
     writer = view.plan().writeStream.foreachBatch(view.handle).option("checkpointLocation", checkpoint)
     writer = writer.outputMode("update") if isinstance(view, ReduceView) else writer
     trigger = writer.trigger(processingTime="1 second") if follow else writer.trigger(availableNow=True)
-    spark = view.spark
-    # a micro-batch for new input only: none for a watermark that moved alone (a group view's
-    # previous generation is evicted with the next input), so each is a published batch
-    before = set_conf(spark, {NO_DATA_BATCHES: "false"})
-    try:
-        return trigger.start()
-    finally:
-        restore_conf(spark, before)
+    return trigger.start()
 
 
 def _await(query: StreamingQuery, view: View, fs: FileSystem, checkpoint: str,
            snapshot_every: int, log: Callable[[str], None],
-           committed: Callable[[int], None], stop_when_due: bool = False) -> bool:
+           committed: Callable[[int], None]) -> None:
     """Wait for the query, logging progress, snapshotting every ``snapshot_every`` and telling
-    ``committed`` each newly committed micro-batch; with ``stop_when_due`` (``--follow``: a
-    query that runs on) a reduce view's query is stopped once a compaction is due: returns
-    whether it was."""
+    ``committed`` each newly committed micro-batch."""
     snapped = seen = _last_committed(fs, checkpoint)
     logged = -1
     while query.isActive:
@@ -897,11 +885,7 @@ def _await(query: StreamingQuery, view: View, fs: FileSystem, checkpoint: str,
         if last is not None and (snapped is None or last - snapped >= snapshot_every):
             view.snapshot(checkpoint, last)
             snapped = last
-        if stop_when_due and isinstance(view, ReduceView) and query.isActive and view.compaction_due():
-            query.stop()
-            return True
     query.awaitTermination()  # re-raises the query's error, if it failed
-    return False
 
 
 def connect_refusal(specs: list[ViewSpec], remote: str = "sc://...") -> None:
@@ -931,9 +915,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--files-per-batch", type=int, default=1,
                         help="input files per micro-batch (each still its own delta, in order)")
     parser.add_argument("--compaction-floor", type=int, default=COMPACTION_FLOOR,
-                        help="a sum or count view's state is compacted once the (key, value) "
-                             "groups and keys it emptied reach its live ones and this many "
-                             f"(default {COMPACTION_FLOOR})")
+                        help="a sum or count view's state is compacted, when a run starts or "
+                             "ends, once the (key, value) groups and keys it emptied reach its "
+                             f"live ones and this many (default {COMPACTION_FLOOR})")
     args = parser.parse_args(argv)
     if args.remote and args.master:
         parser.error("give --master or --remote (Spark Connect), not both")

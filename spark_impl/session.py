@@ -91,6 +91,11 @@ SMALL_DATA_DRIVER_MEMORY = "2g"
 #: the engines avoid), Arrow for pandas conversions.
 ENGINE_CONF: dict[str, str] = {
     "spark.sql.adaptive.enabled": "false",
+    # A micro-batch runs for new input only, never for a watermark that moved alone: the only
+    # watermark is a sum or count view's generation (spark_impl/reduce/group_generations.py),
+    # whose previous generation is evicted with the next input; so each micro-batch is a batch
+    # of the caller's (a step, a published change set). Read when a query's thread starts.
+    "spark.sql.streaming.noDataMicroBatches.enabled": "false",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     # A join on (src, dst) of a table hash partitioned by src shuffles only the
     # other side (the fixpoint engine's edges are partitioned once, by source).

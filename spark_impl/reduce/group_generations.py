@@ -49,10 +49,6 @@ WATERMARK_DELAY = "1 hour"
 GENERATION_SECONDS = 86_400
 #: the fewest emptied groups that make a compaction due (a view's default)
 COMPACTION_FLOOR = 100_000
-#: Off for a group view's queries: a micro-batch runs for new input only, never for a watermark
-#: that moved alone (Spark would run one, with no input, to evict the previous generation at
-#: once); the eviction comes with the next input, and every micro-batch is one of the caller's.
-NO_DATA_BATCHES = "spark.sql.streaming.noDataMicroBatches.enabled"
 
 _FOLDER = re.compile(r"^gen-(\d{6,})$")
 

@@ -29,7 +29,7 @@ from spark_impl.conf_scope import restore_conf, set_conf
 from spark_impl.connect import is_connect
 from spark_impl.errors import SparkEngineError, cause, restart_after
 from spark_impl.reduce.compaction import Compaction
-from spark_impl.reduce.group_generations import COMPACTION_FLOOR, NO_DATA_BATCHES, Generations
+from spark_impl.reduce.group_generations import COMPACTION_FLOOR, Generations
 from spark_impl.reduce.maintained_view import (
     MaintainedView,
     Refused,
@@ -116,8 +116,7 @@ class ViewRunner:
 
     def _start(self) -> StreamingQuery:
         if self.query is None or not self.query.isActive:
-            with _STARTING, _session_conf(self.spark, {POLLING_DELAY: self.polling_delay,
-                                                       NO_DATA_BATCHES: "false"}):
+            with _STARTING, _session_conf(self.spark, {POLLING_DELAY: self.polling_delay}):
                 self.query = self._writer().start()
         return self.query
 

@@ -190,3 +190,4 @@ def test_a_group_checkpoint_without_generations_is_refused_in_one_line(spark: An
     shutil.rmtree(tmp_path / "compaction")
     with pytest.raises(SparkEngineError, match="without generations.*start a new checkpoint"):
         sum_runner(spark, root, Recorded(), floor=1)
+
