@@ -14,8 +14,9 @@ Implemented here for: the Spark engines (:data:`SPARK_REDUCE_ENGINE` and
 measure another implementation with the same methods), the native Spark
 recompute over the same stored rows, the Z-set dataflow's ``iterate``, the
 reference oracle (its incremental path and its naive from-scratch
-computation), and pathway (:mod:`benchmarks.pathway_peer`, run in a child
-process that regenerates the same seeded data and times itself).
+computation), and the peers pathway (:mod:`benchmarks.pathway_peer`) and Apache Flink
+(:mod:`benchmarks.flink_peer`, reduce only), each run in a child process of its own
+environment that regenerates the same seeded data and times itself (:class:`PeerEnv`).
 """
 
 from __future__ import annotations
@@ -515,7 +516,84 @@ class OracleReach:
         return {"edges": float(len(self.edges)), "live": float(len(self.live))}
 
 
-# --- pathway, in a child process ------------------------------------------------------
+# --- peers, each in a child process of its own environment ---------------------------
+
+
+#: the repository's root: a peer's child imports ``benchmarks`` from it
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@dataclass(frozen=True)
+class PeerEnv:
+    """Where a peer engine runs: the module its child runs (``python -m``), the variable that
+    names its interpreter, the environment ``incspec engines install`` makes for it (under
+    ``.engines/``), and what its interpreter must import (the first module's ``__version__``
+    or distribution version is the engine's)."""
+
+    label: str  # the engine's name in messages
+    module: str  # the child: python -m MODULE
+    variable: str  # $VARIABLE: its interpreter, when set
+    installed: str  # .engines/INSTALLED/bin/python
+    imports: tuple[str, ...]  # what must import there
+    version_code: str  # prints the engine's version
+
+    def python(self) -> str:
+        """The interpreter the child runs in: ``$variable``, else the environment
+        ``incspec engines install`` made (``.engines/<installed>``), else this one. A separate
+        environment keeps the engine's pins out of Spark's."""
+        chosen = os.environ.get(self.variable)
+        if chosen:
+            return chosen
+        installed = os.path.join(REPO, ".engines", self.installed, "bin", "python")
+        return installed if os.path.exists(installed) else sys.executable
+
+    def version(self) -> str | None:
+        """The engine's version in :meth:`python`, or None where it does not import."""
+        try:
+            proc = subprocess.run([self.python(), "-c", self.version_code],
+                                  capture_output=True, text=True, timeout=300)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return proc.stdout.strip() or None if proc.returncode == 0 else None
+
+    def available(self) -> str | None:
+        """None when the engine imports in :meth:`python`; else why not."""
+        try:
+            proc = subprocess.run([self.python(), "-c", "import " + ", ".join(self.imports)],
+                                  capture_output=True, text=True, timeout=300)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"{type(exc).__name__}: {exc}"
+        if proc.returncode != 0:
+            lines = proc.stderr.strip().splitlines()
+            return f"{self.python()}: {lines[-1] if lines else f'exit {proc.returncode}'}"
+        return None
+
+    def run(self, request: dict[str, Any], extra_env: dict[str, str], timeout_s: float) -> dict[str, Any]:
+        """Run the child on ``request`` (JSON on its stdin); its last JSON line, parsed."""
+        env = dict(os.environ, PYTHONPATH=REPO, **extra_env)
+        proc = subprocess.run([self.python(), "-m", self.module], input=json.dumps(request),
+                              capture_output=True, text=True, timeout=timeout_s, env=env, cwd=REPO)
+        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+        if proc.returncode != 0 or not lines:
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-5:]
+            raise RuntimeError(f"{self.label} child failed (exit {proc.returncode}): " + " | ".join(tail))
+        result: dict[str, Any] = json.loads(lines[-1])
+        return result
+
+
+def peer_request(workload: ReduceWorkload | GraphWorkload, variant: str,
+                 schedule: list[tuple[int, int]]) -> dict[str, Any]:
+    """What a peer's child reads on stdin: the workload to regenerate, the variant, the batches."""
+    return {"workload": asdict(workload),
+            "kind": "reduce" if isinstance(workload, ReduceWorkload) else "graph",
+            "variant": variant, "schedule": schedule}
+
+
+PATHWAY = PeerEnv("pathway", "benchmarks.pathway_peer", "INCSPEC_PATHWAY_PYTHON", "pathway",
+                  ("pathway", "numpy", "pandas"), "import pathway; print(pathway.__version__)")
+FLINK = PeerEnv("flink", "benchmarks.flink_peer", "INCSPEC_FLINK_PYTHON", "flink",
+                ("pyflink.table", "numpy", "pandas"),
+                "from importlib.metadata import version; print(version('apache-flink'))")
 
 
 @dataclass(frozen=True)
@@ -536,53 +614,60 @@ class PathwayPeer:
 
     def run(self, workload: ReduceWorkload | GraphWorkload,
             schedule: list[tuple[int, int]]) -> dict[str, Any]:
-        request = {"workload": asdict(workload),
-                   "kind": "reduce" if isinstance(workload, ReduceWorkload) else "graph",
-                   "variant": self.variant, "schedule": schedule}
-        env = dict(os.environ, PATHWAY_THREADS=str(self.threads), PYTHONPATH=REPO)
-        proc = subprocess.run([pathway_python(), "-m", "benchmarks.pathway_peer"], input=json.dumps(request),
-                              capture_output=True, text=True, timeout=self.timeout_s, env=env, cwd=REPO)
-        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-        if proc.returncode != 0 or not lines:
-            tail = (proc.stderr or proc.stdout).strip().splitlines()[-5:]
-            raise RuntimeError(f"pathway child failed (exit {proc.returncode}): " + " | ".join(tail))
-        result: dict[str, Any] = json.loads(lines[-1])
-        return result
+        return PATHWAY.run(peer_request(workload, self.variant, schedule),
+                           {"PATHWAY_THREADS": str(self.threads)}, self.timeout_s)
 
 
-#: the repository's root: the pathway child imports ``benchmarks`` from it
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+@dataclass(frozen=True)
+class FlinkPeer:
+    """Apache Flink (PyFlink) on the same seeded stream, reduce only: the child regenerates the
+    workload, hands each batch to a streaming ``GROUP BY`` as a Debezium changelog file with a
+    marker row, at parallelism 1, and times it until the marker's result is out (see
+    :mod:`benchmarks.flink_peer`)."""
+
+    variant: str  # builtin | custom
+    timeout_s: float = 3600.0
+
+    @property
+    def name(self) -> str:
+        return f"flink-{self.variant}"
+
+    role = "peer"
+
+    def run(self, workload: ReduceWorkload | GraphWorkload,
+            schedule: list[tuple[int, int]]) -> dict[str, Any]:
+        if not isinstance(workload, ReduceWorkload):
+            raise ValueError("the Flink peer runs the reduce workload only")
+        return FLINK.run(peer_request(workload, self.variant, schedule), {}, self.timeout_s)
 
 
 def pathway_python() -> str:
-    """The interpreter the pathway child runs in: ``$INCSPEC_PATHWAY_PYTHON``, else the
-    environment ``incspec engines install pathway`` made (``.engines/pathway``), else this one
-    (``pip install .[bench]``). A separate environment keeps pathway's pins out of Spark's."""
-    chosen = os.environ.get("INCSPEC_PATHWAY_PYTHON")
-    if chosen:
-        return chosen
-    installed = os.path.join(REPO, ".engines", "pathway", "bin", "python")
-    return installed if os.path.exists(installed) else sys.executable
+    """The interpreter the pathway child runs in: ``$INCSPEC_PATHWAY_PYTHON``, else
+    ``.engines/pathway`` (``incspec engines install pathway``), else this one (``pip install .[bench]``)."""
+    return PATHWAY.python()
 
 
 def pathway_version() -> str | None:
     """pathway's version in :func:`pathway_python`, or None where it does not import."""
-    try:
-        proc = subprocess.run([pathway_python(), "-c", "import pathway; print(pathway.__version__)"],
-                              capture_output=True, text=True, timeout=300)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return proc.stdout.strip() or None if proc.returncode == 0 else None
+    return PATHWAY.version()
 
 
 def pathway_available() -> str | None:
     """None when pathway imports in :func:`pathway_python`; else why not."""
-    try:
-        proc = subprocess.run([pathway_python(), "-c", "import pathway, numpy, pandas"],
-                              capture_output=True, text=True, timeout=300)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"{type(exc).__name__}: {exc}"
-    if proc.returncode != 0:
-        lines = proc.stderr.strip().splitlines()
-        return f"{pathway_python()}: {lines[-1] if lines else f'exit {proc.returncode}'}"
-    return None
+    return PATHWAY.available()
+
+
+def flink_python() -> str:
+    """The interpreter the Flink child runs in: ``$INCSPEC_FLINK_PYTHON``, else ``.engines/flink``
+    (``incspec engines install flink``), else this one."""
+    return FLINK.python()
+
+
+def flink_version() -> str | None:
+    """apache-flink's version in :func:`flink_python`, or None where PyFlink does not import."""
+    return FLINK.version()
+
+
+def flink_available() -> str | None:
+    """None when PyFlink imports in :func:`flink_python`; else why not."""
+    return FLINK.available()

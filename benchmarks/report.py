@@ -27,12 +27,15 @@ PAGE = "docs/performance.md"
 RATIOS = {
     "reduce": [("spark-recompute", "spark-builtin"), ("spark-builtin", "spark-native"),
                ("spark-builtin", "pathway-builtin"),
-               ("spark-python", "pathway-custom"), ("oracle-naive", "oracle-incremental")],
+               ("spark-python", "pathway-custom"), ("flink-builtin", "pathway-builtin"),
+               ("flink-custom", "pathway-custom"), ("flink-builtin", "spark-recompute"),
+               ("flink-custom", "spark-recompute"), ("oracle-naive", "oracle-incremental")],
     "reach": [("spark-recompute", "spark-fixpoint"), ("spark-fixpoint", "pathway-iterate"),
               ("spark-recompute", "spark-zset"), ("oracle-naive", "oracle-incremental")],
 }
 ORDER = ["spark-builtin", "spark-python", "spark-native", "spark-fixpoint", "spark-zset", "spark-recompute",
-         "pathway-builtin", "pathway-custom", "pathway-iterate", "oracle-incremental", "oracle-naive"]
+         "pathway-builtin", "pathway-custom", "pathway-iterate", "flink-builtin", "flink-custom",
+         "oracle-incremental", "oracle-naive"]
 
 
 def _ms(seconds: float) -> str:
@@ -149,6 +152,7 @@ def markdown(results: dict[str, Any], results_path: str, plot_paths: dict[str, s
         f"{m['cores']} cores, {mem}, load average {', '.join(f'{x:.1f}' for x in load)} at the start "
         f"and {', '.join(f'{x:.1f}' for x in load_end)} at the end (a shared machine); "
         f"pyspark {m['versions'].get('pyspark')}, pathway {m['versions'].get('pathway')}, "
+        f"apache-flink {m['versions'].get('flink')}, "
         f"Python {m['python']}, Java {m.get('java')}. Times are medians per batch in ms; a ratio "
         f"A ÷ B above 1 means B is faster.",
         "",

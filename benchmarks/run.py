@@ -88,7 +88,7 @@ PRESETS = {
 }
 
 REDUCE_ENGINES = ["spark-builtin", "spark-python", "spark-native", "spark-recompute", "pathway-builtin", "pathway-custom",
-                  "oracle-incremental", "oracle-naive"]
+                  "flink-builtin", "flink-custom", "oracle-incremental", "oracle-naive"]
 REACH_ENGINES = ["spark-fixpoint", "spark-zset", "spark-recompute", "pathway-iterate",
                  "oracle-incremental", "oracle-naive"]
 
@@ -127,6 +127,7 @@ class Runner:
         self.heap = JvmHeap.of_session(spark)
         self.runs: list[dict[str, Any]] = []
         self.pathway_missing = engines.pathway_available()
+        self.flink_missing = engines.flink_available()
 
     def warm_up(self) -> None:
         """Run the Spark paths once on tiny data, untimed: JVM JIT, Python workers, Arrow."""
@@ -156,6 +157,8 @@ class Runner:
             return "not selected"
         if engine.startswith("pathway") and self.pathway_missing:
             return f"pathway cannot be imported here: {self.pathway_missing}"
+        if engine.startswith("flink") and self.flink_missing:
+            return f"PyFlink cannot be imported here: {self.flink_missing}"
         cap = self.preset.caps.get(engine)
         if cap is not None and size > cap:
             return f"above its size cap ({cap:,})"
@@ -181,6 +184,10 @@ class Runner:
             if name.startswith("pathway"):
                 peer = engines.PathwayPeer(name.removeprefix("pathway-"))
                 self.runs.append(harness.measure_peer("reduce", peer, workload, schedule, agreement, _log))
+                continue
+            if name.startswith("flink"):
+                flink = engines.FlinkPeer(name.removeprefix("flink-"))
+                self.runs.append(harness.measure_peer("reduce", flink, workload, schedule, agreement, _log))
                 continue
             runner: Any
             if name == "spark-recompute":
@@ -302,7 +309,8 @@ def main(argv: list[str] | None = None) -> int:
                           conf={**session_conf(args.master, args.driver_memory, args.executor_memory),
                                 **dict(args.conf)})
     info = machine(str(spark.sparkContext._jvm.java.lang.System.getProperty("java.version")))
-    info["versions"]["pathway"] = engines.pathway_version()  # in the peer's own environment
+    info["versions"]["pathway"] = engines.pathway_version()  # in the peers' own environments
+    info["versions"]["flink"] = engines.flink_version()
     _log(f"machine: {info['cores']} cores, load average {info['load_average']}")
     data_dir = tempfile.mkdtemp(prefix="incspec-bench-")
     runner = Runner(preset, selected, spark, data_dir)
