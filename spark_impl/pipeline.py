@@ -110,6 +110,7 @@ from spark_impl.reduce.maintained_view import (
     refusals_carried,
     refuse_invalid_row,
 )
+from spark_impl.reduce.view_runner import QUERY_STARTS
 from spark_impl.storage.files import FileSystem, file_system
 from spark_impl.storage.saved_tables import SavedTables
 from spark_impl.storage.scratch import Scratch, once
@@ -665,41 +666,53 @@ class Quarantine:
 
     def __init__(self, fs: FileSystem, output: str, checkpoint: str) -> None:
         self.fs, self.output, self.path = fs, output, f"{checkpoint}/quarantine.json"
+        self._lock = threading.Lock()  # views followed at once share the list
 
     def _entries(self) -> list[dict[str, Any]]:
         text = self.fs.read_text(self.path)
         return list(json.loads(text)) if text else []
 
     def files(self) -> list[str]:
-        return [entry["file"] for entry in self._entries()]
+        with self._lock:
+            return [entry["file"] for entry in self._entries()]
 
-    def add(self, file: str, batch_id: int) -> str:
-        """List ``file``, refused in micro-batch ``batch_id``; returns where it will go."""
-        self.fs.write_text(self.path, json.dumps([*self._entries(), {"file": file, "batch": batch_id}]))
+    def add(self, file: str, batch_id: int, view_checkpoint: str) -> str:
+        """List ``file``, refused in micro-batch ``batch_id`` of the view checkpointed at
+        ``view_checkpoint``; returns where it will go."""
+        with self._lock:
+            entry = {"file": file, "batch": batch_id, "view": view_checkpoint}
+            self.fs.write_text(self.path, json.dumps([*self._entries(), entry]))
         return self._target(file)
 
     def _target(self, file: str) -> str:
         return f"{self.output}/_quarantine/{file.rsplit('/', 1)[-1]}"
 
-    def settle(self, committed: int | None, log: Callable[[str], None]) -> None:
-        """Move the listed files whose micro-batch is committed (they are never read again)."""
-        entries = self._entries()
-        due = [e for e in entries if committed is not None and e["batch"] <= committed]
-        for entry in due:
-            if self.fs.exists(entry["file"]):
-                self.fs.rename(entry["file"], self._target(entry["file"]))
-                log(f"pipeline: quarantined {entry['file']} -> {self._target(entry['file'])}")
-        if due:
-            self.fs.write_text(self.path, json.dumps([e for e in entries if e not in due]))
+    def settle(self, view_checkpoint: str, log: Callable[[str], None]) -> None:
+        """Move the files listed by the view checkpointed at ``view_checkpoint`` (an entry of an
+        earlier version, naming no view, counts as any view's) whose micro-batch that view
+        committed: it never reads them again."""
+        committed = _last_committed(self.fs, view_checkpoint)
+        with self._lock:
+            entries = self._entries()
+            due = [e for e in entries if committed is not None and e["batch"] <= committed
+                   and e.get("view", view_checkpoint) == view_checkpoint]
+            for entry in due:
+                if self.fs.exists(entry["file"]):
+                    self.fs.rename(entry["file"], self._target(entry["file"]))
+                    log(f"pipeline: quarantined {entry['file']} -> {self._target(entry['file'])}")
+            if due:
+                self.fs.write_text(self.path, json.dumps([e for e in entries if e not in due]))
 
 
 def run(spark: SparkSession, input_dir: str, output: str, checkpoint: str | None,
         specs: list[ViewSpec], *, fmt: str | None = None, follow: bool = False,
         quarantine: bool = False, snapshot_every: int = 10, files_per_batch: int = 1,
-        compaction_floor: int = COMPACTION_FLOOR, log: Callable[[str], None] = print) -> int:
+        compaction_floor: int = COMPACTION_FLOOR, log: Callable[[str], None] = print,
+        stop: threading.Event | None = None) -> int:
     """Process the input folder (see the module docstring); returns an exit status.
     ``compaction_floor``: a group view is compacted once the groups it emptied reach its live
-    groups and this many (:mod:`spark_impl.reduce.group_generations`)."""
+    groups and this many (:mod:`spark_impl.reduce.group_generations`). ``stop``, once set, ends
+    a ``follow`` run (each view's query stopped, status 0): for a caller that embeds the run."""
     input_url, output_url = as_url(input_dir), as_url(output)
     checkpoint_url = as_url(checkpoint) if checkpoint else f"{output_url}/_checkpoint"
     if is_connect(spark):  # refused before anything is read, written or started
@@ -710,7 +723,10 @@ def run(spark: SparkSession, input_dir: str, output: str, checkpoint: str | None
     fs.mkdirs(checkpoint_url)
     source = Source(spark, fs, input_url, checkpoint_url, fmt, files_per_batch)
     shared = Run(spark, fs, source, Quarantine(fs, output_url, checkpoint_url), output_url,
-                 checkpoint_url, follow, quarantine, snapshot_every, compaction_floor, log)
+                 checkpoint_url, follow, quarantine, snapshot_every, compaction_floor, log,
+                 stop or threading.Event(), together=follow and len(specs) > 1)
+    if shared.together:
+        return shared.views_together(specs)
     status = 0
     for spec in specs:
         status = max(status, shared.view(spec))
@@ -732,10 +748,62 @@ class Run:
     snapshot_every: int
     compaction_floor: int
     log: Callable[[str], None]
+    #: set: every view's query stops (a follow run's end)
+    stopping: threading.Event
+    #: the views run at once (``--follow`` with several): quarantined files move only while
+    #: no view runs (see :meth:`views_together`)
+    together: bool = False
+
+    def views_together(self, specs: list[ViewSpec]) -> int:
+        """``--follow`` with several views: each view's query runs at once, in a thread of its
+        own (one after another, the first would never end). The first view to end with a
+        refusal or an error stops the others; the run's status is the worst, an error raised.
+
+        A file one view quarantines stays in the input folder, left out of the views' streams
+        as they restart, and moves to ``OUTPUT/_quarantine`` when the run ends or starts
+        again: another view's query, running meanwhile, may still read it."""
+        for spec in specs:
+            self.quarantine.settle(f"{self.checkpoint}/{spec.name}", self.log)
+        statuses: dict[str, int] = {}
+        errors: list[BaseException] = []
+
+        def follow_one(spec: ViewSpec) -> None:
+            try:
+                statuses[spec.name] = self.view(spec)
+            except BaseException as error:  # noqa: BLE001 (re-raised on the caller's thread)
+                errors.append(error)
+            finally:
+                if statuses.get(spec.name) != 0:
+                    self.stopping.set()
+
+        threads = [threading.Thread(target=follow_one, args=(spec,), name=f"incspec-{spec.name}",
+                                    daemon=True) for spec in specs]
+        for thread in threads:
+            thread.start()
+        try:
+            for thread in threads:
+                while thread.is_alive():
+                    thread.join(1.0)  # in steps: an interrupt reaches this thread
+        except BaseException:
+            self.stopping.set()
+            for thread in threads:
+                thread.join()
+            raise
+        for spec in specs:
+            self.quarantine.settle(f"{self.checkpoint}/{spec.name}", self.log)
+        if errors:
+            raise errors[0]
+        return max(statuses.values(), default=0)
+
+    def _settle(self, checkpoint: str) -> None:
+        """Move the view's quarantined files that are due, unless other views run at once."""
+        if not self.together:
+            self.quarantine.settle(checkpoint, self.log)
 
     def view(self, spec: ViewSpec) -> int:
-        """Run one view's query to the end of the input (or forever with ``--follow``);
-        returns its exit status."""
+        """Run one view's query to the end of the input (or, with ``--follow``, until
+        :attr:`stopping`); returns its exit status. Under ``--follow`` a group view whose
+        compaction is due has its query stopped, is compacted, and goes on."""
         outputs = Outputs(self.fs, f"{self.output}/{spec.name}")
         checkpoint = f"{self.checkpoint}/{spec.name}"
         outputs.adopt(_last_committed(self.fs, checkpoint))  # an older version's output
@@ -744,14 +812,18 @@ class Run:
                                 Generations(self.spark, self.fs, f"{checkpoint}/generations", checkpoint),
                                 self.compaction_floor)
         while True:
-            self.quarantine.settle(_last_committed(self.fs, checkpoint), self.log)
+            self._settle(checkpoint)
             if self._missing_inputs(spec, checkpoint):
                 return REFUSED
             view = self._built(spec, outputs, checkpoint, compaction)
             try:
                 if self._compacted(view, compaction, checkpoint):
                     view = self._built(spec, outputs, checkpoint, compaction)  # the new generation's
-                self._awaited(_start(view, checkpoint, self.follow), view, checkpoint)
+                if self.stopping.is_set():
+                    break
+                query = _start(view, checkpoint, self.follow)
+                if self._awaited(query, view, checkpoint, stoppable=self.follow) and not self.stopping.is_set():
+                    continue  # stopped for a compaction: the next round writes it, then restarts
             except Exception as error:  # noqa: BLE001 (a refusal is reported, the rest re-raised)
                 refused = view.refusal or refusal_in(error)
                 if refused is None and transient(error):
@@ -765,15 +837,22 @@ class Run:
                 if self._refused(spec, view, refused, checkpoint):
                     continue
                 return REFUSED
-            last = _snapshot_last(view, self.fs, checkpoint)
-            self.quarantine.settle(last, self.log)
-            self._compacted(view, compaction, checkpoint)  # read by the next run
-            self.log(f"pipeline: {spec.name}: {0 if last is None else last + 1} micro-batch(es) committed")
-            return 0
+            break
+        last = _snapshot_last(view, self.fs, checkpoint)
+        self._settle(checkpoint)
+        self._compacted(view, compaction, checkpoint)  # read by the next run
+        self.log(f"pipeline: {spec.name}: {0 if last is None else last + 1} micro-batch(es) committed")
+        return 0
 
-    def _awaited(self, query: StreamingQuery, view: View, checkpoint: str) -> None:
-        _await(query, view, self.fs, checkpoint, self.snapshot_every, self.log,
-               lambda last: self.quarantine.settle(last, self.log))
+    def _awaited(self, query: StreamingQuery, view: View, checkpoint: str, stoppable: bool = False) -> bool:
+        """:func:`_await` the query; ``stoppable`` (``--follow``): stopped once :attr:`stopping`
+        is set or a group view's compaction is due. Whether it was stopped."""
+        def stop() -> bool:
+            return stoppable and (self.stopping.is_set()
+                                  or (isinstance(view, ReduceView) and view.compaction_due()))
+
+        return _await(query, view, self.fs, checkpoint, self.snapshot_every, self.log,
+                      lambda last: self._settle(checkpoint), stop)
 
     def _compacted(self, view: View, compaction: Compaction, checkpoint: str) -> bool:
         """With no query running: compact a group view if due, a micro-batch planned and not
@@ -806,9 +885,10 @@ class Run:
                      "(or pass --on-invalid quarantine)")
             return False
         batch = 0 if last is None else last + 1
-        target = self.quarantine.add(refused.file, batch)
-        self.log(f"pipeline: {refused.file} goes to {target} once micro-batch {batch} is "
-                 "committed without it; going on")
+        target = self.quarantine.add(refused.file, batch, checkpoint)
+        when = ("when the run ends (the other views, running meanwhile, may still read it)"
+                if self.together else f"once micro-batch {batch} is committed without it")
+        self.log(f"pipeline: {refused.file} goes to {target} {when}; going on")
         return True
 
     def _located(self, refused: Refused, view: View) -> str:
@@ -861,14 +941,17 @@ def _start(view: View, checkpoint: str, follow: bool) -> StreamingQuery:
     writer = view.plan().writeStream.foreachBatch(view.handle).option("checkpointLocation", checkpoint)
     writer = writer.outputMode("update") if isinstance(view, ReduceView) else writer
     trigger = writer.trigger(processingTime="1 second") if follow else writer.trigger(availableNow=True)
-    return trigger.start()
+    with QUERY_STARTS:
+        return trigger.start()
 
 
 def _await(query: StreamingQuery, view: View, fs: FileSystem, checkpoint: str,
            snapshot_every: int, log: Callable[[str], None],
-           committed: Callable[[int], None]) -> None:
+           committed: Callable[[int], None], stop: Callable[[], bool] = lambda: False) -> bool:
     """Wait for the query, logging progress, snapshotting every ``snapshot_every`` and telling
-    ``committed`` each newly committed micro-batch."""
+    ``committed`` each newly committed micro-batch; the query is stopped once ``stop()`` says so
+    (a micro-batch under way is left uncommitted: the next start runs it again). Whether it
+    was stopped."""
     snapped = seen = _last_committed(fs, checkpoint)
     logged = -1
     while query.isActive:
@@ -885,7 +968,11 @@ def _await(query: StreamingQuery, view: View, fs: FileSystem, checkpoint: str,
         if last is not None and (snapped is None or last - snapped >= snapshot_every):
             view.snapshot(checkpoint, last)
             snapped = last
+        if query.isActive and stop():
+            query.stop()
+            return True
     query.awaitTermination()  # re-raises the query's error, if it failed
+    return False
 
 
 def connect_refusal(specs: list[ViewSpec], remote: str = "sc://...") -> None:

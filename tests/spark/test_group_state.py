@@ -16,6 +16,14 @@ from tests.spark.test_reduce import traces
 pytestmark = pytest.mark.spark
 
 ROWS = "k bigint, v bigint, w bigint"
+#: four change files: the second empties every key the first filled, two new keys follow
+EMPTYING_FILES: list[list[dict[str, Any]]] = [
+    [{"key": "a", "value": 3}, {"key": "a", "value": 5}, {"key": "b", "value": 1, "weight": 2}],
+    [{"key": "a", "value": 3, "weight": -1}, {"key": "a", "value": 5, "weight": -1},
+     {"key": "b", "value": 1, "weight": -2}],
+    [{"key": "c", "value": 4}],
+    [{"key": "d", "value": 6}],
+]
 
 
 class Recorded:
@@ -149,13 +157,7 @@ def test_the_pipeline_compacts_a_sum_view_between_runs(spark: Any, tmp_path: Any
     from tests.spark.test_pipeline import changes_of, fold_inputs, view_of, write_batch
 
     inp, out, messages = tmp_path / "in", tmp_path / "out", list[str]()
-    batches = [
-        [{"key": "a", "value": 3}, {"key": "a", "value": 5}, {"key": "b", "value": 1, "weight": 2}],
-        [{"key": "a", "value": 3, "weight": -1}, {"key": "a", "value": 5, "weight": -1},
-         {"key": "b", "value": 1, "weight": -2}],
-        [{"key": "c", "value": 4}],
-        [{"key": "d", "value": 6}],
-    ]
+    batches = EMPTYING_FILES
     runs = [batches[:2], batches[2:3], batches[3:]]
     written = 0
     for files in runs:
@@ -169,6 +171,64 @@ def test_the_pipeline_compacts_a_sum_view_between_runs(spark: Any, tmp_path: Any
     assert [changes_of(spark, out, b) for b in range(4)] == [
         [("a", True, 8), ("b", True, 2)], [("a", False, None), ("b", False, None)],
         [("c", True, 4)], [("d", True, 6)]]
+    assert sum("re-stated as generation 1" in m for m in messages) == 1, messages
+    stored = state_rows(spark, f"file://{out}/_checkpoint/reduce-sum")
+    assert stored == 4, f"{stored} state rows for keys c, d and their pairs"
+
+
+def committed_through(out: Any, name: str, batch_id: int) -> bool:
+    return (out / "_checkpoint" / name / "commits" / str(batch_id)).exists()
+
+
+@pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.heavy
+def test_a_follow_run_keeps_every_view_going_and_compacts_a_sum_view_as_it_runs(
+        spark: Any, tmp_path: Any) -> None:
+    """``incspec pipeline --follow`` with a sum view (compaction floor 1) and a min view, files
+    placed while it runs: both views apply every file as it comes (before, the views ran one
+    after another, and under ``--follow`` the first never ended: the min view never ran); the
+    sum view, emptied by the second file, is compacted without the run being started again
+    (its query stopped, the live groups re-stated, the query started again), and the files
+    after it evict the old generation. When stopped, the run exits 0 with each view, each
+    micro-batch's published changes and the sum view's state those of the files."""
+    import threading
+    import time
+
+    from spark_impl.pipeline import ViewSpec
+    from spark_impl.pipeline import run as run_pipeline
+    from tests.spark.test_pipeline import changes_of, fold_inputs, min_inputs, view_of, write_batch
+
+    inp, out, messages = tmp_path / "in", tmp_path / "out", list[str]()
+    batches = EMPTYING_FILES
+    views = ["reduce-sum", "reduce-min"]
+    stop, status = threading.Event(), list[int]()
+    spark.conf.unset("spark.sql.files.ignoreMissingFiles")
+    follower = threading.Thread(target=lambda: status.append(run_pipeline(
+        spark, str(inp), str(out), None, [ViewSpec("reduce", "sum"), ViewSpec("reduce", "min")],
+        follow=True, compaction_floor=1, log=messages.append, stop=stop)), daemon=True)
+    inp.mkdir()
+    follower.start()
+    try:
+        for index, rows in enumerate(batches):
+            write_batch(inp, f"b{index}.jsonl", rows, index)
+            deadline = time.monotonic() + 600  # a generous bound on a loaded machine, not a speed check
+            # the emptying file's compaction is awaited too: a file placed before it would be
+            # in the old generation's last micro-batch, and the eviction a micro-batch later
+            while not (all(committed_through(out, name, index) for name in views)
+                       and (index != 1 or any("re-stated as generation 1" in m for m in messages))):
+                assert follower.is_alive(), f"the run ended: {status}\n" + "\n".join(messages[-20:])
+                assert time.monotonic() < deadline, f"file {index} not applied:\n" + "\n".join(messages[-20:])
+                time.sleep(0.5)
+    finally:
+        stop.set()
+        follower.join(300)
+    assert status == [0], messages
+    assert view_of(spark, out) == fold_inputs(batches) == {"c": 4, "d": 6}
+    assert view_of(spark, out, "reduce-min") == min_inputs(batches)
+    assert [changes_of(spark, out, b) for b in range(4)] == [
+        [("a", True, 8), ("b", True, 2)], [("a", False, None), ("b", False, None)],
+        [("c", True, 4)], [("d", True, 6)]]
+    # compacted once, while the run went on (it was never started again)
     assert sum("re-stated as generation 1" in m for m in messages) == 1, messages
     stored = state_rows(spark, f"file://{out}/_checkpoint/reduce-sum")
     assert stored == 4, f"{stored} state rows for keys c, d and their pairs"

@@ -29,12 +29,13 @@ Rows = list[dict[str, Any]]
 
 def write_batch(folder: Path, name: str, rows: Rows, order: int) -> Path:
     """A JSON-lines change file whose modification time is its position ``order``
-    (the streaming file source takes files oldest first)."""
+    (the streaming file source takes files oldest first), written aside and renamed into place."""
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    path, aside = folder / name, folder / f".{name}.tmp"  # a hidden file: the source skips it
+    aside.write_text("".join(json.dumps(r) + "\n" for r in rows))
     stamp = 1_700_000_000 + 10 * order
-    os.utime(path, (stamp, stamp))
+    os.utime(aside, (stamp, stamp))
+    aside.rename(path)  # whole at once: a --follow run may list the folder at any moment
     return path
 
 
