@@ -31,7 +31,7 @@ from conformance.protocols import (
 from spark_impl.fixpoint.reachability import IncrementalReachability
 from spark_impl.protocol import decode, encode, view_changes
 from spark_impl.protocol.reduce import SparkReduceEngine, suite_refusal
-from spark_impl.reduce.maintained_view import InvalidDelta
+from spark_impl.reduce.maintained_view import InvalidDelta, Refused
 from spark_impl.reduce.view_runner import ViewRunner
 
 Collection = Mapping[Value, Sequence[Value]]
@@ -78,18 +78,32 @@ class _ReducerGroup:
         (the refused micro-batch left the state unchanged), every case the refusal names at
         once; the others go again. Returns
         each remaining case's work counters."""
+        def frame() -> DataFrame:
+            return self.adapter.spark.createDataFrame([r for rs in deltas.values() for r in rs],
+                                                      self.runner.schema)
+
+        def without_refused(refused: Refused) -> DataFrame | None:
+            """The micro-batch again without the cases the refusal names (None: none left)."""
+            if not isinstance(refused, InvalidDelta):
+                return None
+            named = 0
+            for breach in (refused, *refused.others):  # each case's first breach, its keys' prefix
+                i = decode(breach.key)[0]
+                if i in deltas:
+                    out[i] = suite_refusal(breach)
+                    del deltas[i]
+                    named += 1
+            assert named, f"a refusal naming no case of the micro-batch: {refused}"
+            self.changed = []
+            return frame() if deltas else None
+
         self.changed = []
-        while deltas:
+        if deltas:
             try:
-                self.runner.step(self.adapter.spark.createDataFrame(
-                    [r for rs in deltas.values() for r in rs], self.runner.schema))
-                break
-            except InvalidDelta as refused:
-                for breach in (refused, *refused.others):  # each case's first breach, its keys' prefix
-                    i = decode(breach.key)[0]
-                    if i in deltas:
-                        out[i] = suite_refusal(breach)
-                        del deltas[i]
+                self.runner.step(frame(), retry=without_refused)
+            except InvalidDelta:
+                if deltas:  # not a refusal of the last cases left
+                    raise
         return {i: dict(self.runner.work.get(i, {"reducer_calls": 0, "keys_touched": 0}))
                 for i in deltas}
 

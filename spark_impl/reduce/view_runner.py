@@ -9,9 +9,14 @@ progress live in ``ROOT/checkpoint``: a runner built again on the same
 ``ROOT`` resumes where the last committed batch left off.
 
 A refused batch (:class:`~spark_impl.reduce.maintained_view.InvalidDelta`) stops the query
-uncommitted; the runner then replaces that batch's folder by an empty one and
-restarts from the checkpoint, so the refused micro-batch is re-run empty and
-the state is as before it: the caller may go on with the next batch.
+uncommitted; the runner then empties that batch's folder and restarts from the
+checkpoint, so the refused micro-batch is re-run empty and the state is as before
+it: the caller may go on with the next batch. A caller that can say which rows to
+keep (``step(rows, retry=...)``: the suite's lockstep runner takes a refused case's
+rows out) has them run in the refused micro-batch's place instead, saving a
+micro-batch: the re-run reads the files Spark recorded for the micro-batch by name
+(one missing is dropped, one rewritten is read anew), so the kept rows are written
+under the first recorded name and the others deleted.
 """
 
 from __future__ import annotations
@@ -41,11 +46,13 @@ from spark_impl.reduce.reducer_kinds import SparkReducer
 from spark_impl.storage.files import file_system
 
 Sink = Callable[[DataFrame, int], None]
+#: given a step's refusal, the rows to run in the refused micro-batch's place (None: none)
+Retry = Callable[[Refused], DataFrame | None]
 
-#: Streaming queries start one at a time: a transformWithStateInPandas query's start
-#: launches a driver-side Python worker, and concurrent starts were seen to time out
-#: waiting for it ("Python worker failed to connect back").
-_STARTING = threading.Lock()
+#: Streaming queries start one at a time (view runners, the pipeline's views followed at once):
+#: a transformWithStateInPandas query's start launches a driver-side Python worker, and
+#: concurrent starts were seen to time out waiting for it ("Python worker failed to connect back").
+QUERY_STARTS = threading.Lock()
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +123,7 @@ class ViewRunner:
 
     def _start(self) -> StreamingQuery:
         if self.query is None or not self.query.isActive:
-            with _STARTING, _session_conf(self.spark, {POLLING_DELAY: self.polling_delay}):
+            with QUERY_STARTS, _session_conf(self.spark, {POLLING_DELAY: self.polling_delay}):
                 self.query = self._writer().start()
         return self.query
 
@@ -137,9 +144,11 @@ class ViewRunner:
             self.refusal = refusal  # the query wraps it in a Java exception: keep it whole
             raise
 
-    def step(self, rows: DataFrame) -> None:
+    def step(self, rows: DataFrame, retry: Retry | None = None) -> None:
         """Apply one batch of ``k, v, w`` rows; raises
-        :class:`~spark_impl.reduce.maintained_view.InvalidDelta` (state kept).
+        :class:`~spark_impl.reduce.maintained_view.InvalidDelta` (state kept). With ``retry``,
+        a refusal is first given to it: the rows it returns run in the refused micro-batch's
+        place (and may be refused in turn); only when it returns None is the refusal raised.
 
         A transient failure (:func:`~spark_impl.errors.transient`: a Python worker that did
         not connect back in time, or died) restarts the query from its checkpoint, which runs
@@ -151,7 +160,7 @@ class ViewRunner:
         aside, target = self._next_batch()
         rows.select("k", "v", "w").write.mode("overwrite").parquet(aside)
         self.fs.rename(aside, target)
-        self._run(target)
+        self._run(target, retry)
 
     def step_folder(self, folder: str) -> None:
         """:meth:`step` for a batch already written: ``folder`` (a Hadoop path on the file
@@ -167,17 +176,37 @@ class ViewRunner:
         self.batches += 1
         return f"{self.root}/staging/{name}", f"{self.root}/input/{name}"
 
-    def _run(self, target: str) -> None:
-        try:
-            self._process(target)
-        except Refused:
-            self._skip(target)
-            raise
-        except Exception:
-            self._skip_after_failure(target)
-            raise
+    def _run(self, target: str, retry: Retry | None = None) -> None:
+        while True:
+            try:
+                self._process(target)
+                break
+            except Refused as refused:
+                kept = retry(refused) if retry is not None else None
+                if kept is None:
+                    self._skip(target)
+                    raise
+                self._rewrite(target, kept)
+                self.stop()  # the next round runs the micro-batch again, from the checkpoint
+            except Exception:
+                self._skip_after_failure(target)
+                raise
         if self.view.native and self.compaction.due():
             self.compact()
+
+    def _rewrite(self, target: str, rows: DataFrame) -> None:
+        """``rows`` in place of the refused micro-batch's files: written aside as one file,
+        moved in under the name of the first file Spark recorded for the micro-batch, the
+        others deleted (the re-run reads those names: see the module docstring)."""
+        recorded = [n for n in self.fs.names(target) if n.endswith(".parquet")]
+        assert recorded, f"{target}: a refused micro-batch without files"
+        aside = f"{self.root}/staging/retry-{target.rsplit('/', 1)[-1]}"
+        rows.select("k", "v", "w").coalesce(1).write.mode("overwrite").parquet(aside)
+        (written,) = [n for n in self.fs.names(aside) if n.endswith(".parquet")]
+        for name in recorded:
+            self.fs.delete(f"{target}/{name}")
+        self.fs.rename(f"{aside}/{written}", f"{target}/{recorded[0]}")
+        self.fs.delete(aside)
 
     def _process(self, target: str) -> None:
         """Run the pending micro-batch, the query restarted from its checkpoint after a
@@ -200,9 +229,10 @@ class ViewRunner:
 
     def _skip(self, target: str) -> None:
         """Empty the batch's folder and re-run its micro-batch from the checkpoint (with the
-        same restarts): the state stays as before the batch."""
+        same restarts): its recorded files are gone, so it runs empty and the state stays as
+        before the batch."""
         self.fs.delete(target)
-        self.spark.createDataFrame([], self.schema).coalesce(1).write.parquet(target)
+        self.fs.mkdirs(target)  # the folder stays: it numbers the batches
         self.stop()
         self._process(target)
 

@@ -95,17 +95,24 @@ def test_lockstep_runs_equal_separate_runs(spark: Any) -> None:
 
 def test_cases_refused_in_one_micro_batch_are_taken_out_together(spark: Any) -> None:
     """Two of three sum cases remove what they do not hold: both are answered
-    ``invalid-delta`` from one refused micro-batch, and the third's delta is applied by
-    the next one (two steps of the view, not three)."""
+    ``invalid-delta`` from one refused micro-batch, and the third's delta is applied by the
+    same micro-batch run again with its rows alone (one step, one committed micro-batch:
+    before, a refusal cost an emptied micro-batch and a step of its own)."""
     from spark_impl.protocol.lockstep import _ReducerGroup
 
     group = _ReducerGroup(spark, "sum", {})
     steps: list[int] = []
+    kept: list[int | None] = []
     step = group.runner.step
 
-    def counted(rows: Any) -> None:
+    def counted(rows: Any, retry: Any = None) -> None:
+        def retried(refused: Any) -> Any:
+            again = retry(refused)
+            kept.append(None if again is None else again.count())
+            return again
+
         steps.append(rows.count())
-        step(rows)
+        step(rows, retry=retried)
 
     group.runner.step = counted  # type: ignore[method-assign]
     try:
@@ -113,7 +120,8 @@ def test_cases_refused_in_one_micro_batch_are_taken_out_together(spark: Any) -> 
         group.update({0: group.tagged(0, {"a": [1]}, -1), 1: group.tagged(1, {"a": [2]}, 1),
                       2: group.tagged(2, {"b": [3]}, -1)}, out)
         assert sorted(out) == [0, 2] and {e.error_class for e in out.values()} == {"invalid-delta"}
-        assert steps == [3, 1]
+        assert steps == [3] and kept == [1]
+        assert group.runner.fs.names(f"{group.runner.root}/checkpoint/commits") == ["0"]
         assert group.views() == {1: {"a": 2}}
     finally:
         group.runner.stop()
