@@ -68,8 +68,10 @@ tables under ``reach-state``, each micro-batch saving the tables' changes and on
 bases rewritten since the micro-batch before, :mod:`~spark_impl.storage.saved_tables`).
 A restart, after any crash, resumes after the last committed micro-batch; a committed
 file is never read again, so deleting or rewriting it afterwards changes nothing. By default
-the run processes what is there and exits (``Trigger.AvailableNow``);
-``--follow`` keeps watching the folder.
+the run processes what is there and exits (``Trigger.AvailableNow``), one view after
+another; ``--follow`` keeps watching the folder, every view's query at once (a thread each:
+:meth:`Run.views_together`). A file must appear whole: write it aside under a name starting
+with ``.`` or ``_`` (the source skips those) and rename it into the folder.
 
 A file that removes a value not present (SKIP-DEF-8), holds an invalid row or
 takes a key's sum beyond 38 digits is refused: the query stops with the
