@@ -652,6 +652,12 @@ def _composed(changes: DataFrame, then: DataFrame) -> DataFrame:
     return changes.unionByName(then).join(both, "node", "left_anti")
 
 
+def _view_name(view_checkpoint: str) -> str:
+    """A view's name (``reduce-sum``) from its checkpoint, ``CHECKPOINT/NAME``: what a
+    quarantine entry records, so that a checkpoint moved as a whole keeps its entries."""
+    return view_checkpoint.rstrip("/").rsplit("/", 1)[-1]
+
+
 def _last_committed(fs: FileSystem, checkpoint: str) -> int | None:
     ids = [int(n) for n in fs.names(f"{checkpoint}/commits") if n.isdigit()]
     return max(ids) if ids else None
@@ -682,7 +688,7 @@ class Quarantine:
         """List ``file``, refused in micro-batch ``batch_id`` of the view checkpointed at
         ``view_checkpoint``; returns where it will go."""
         with self._lock:
-            entry = {"file": file, "batch": batch_id, "view": view_checkpoint}
+            entry = {"file": file, "batch": batch_id, "view": _view_name(view_checkpoint)}
             self.fs.write_text(self.path, json.dumps([*self._entries(), entry]))
         return self._target(file)
 
@@ -693,11 +699,11 @@ class Quarantine:
         """Move the files listed by the view checkpointed at ``view_checkpoint`` (an entry of an
         earlier version, naming no view, counts as any view's) whose micro-batch that view
         committed: it never reads them again."""
-        committed = _last_committed(self.fs, view_checkpoint)
+        committed, view = _last_committed(self.fs, view_checkpoint), _view_name(view_checkpoint)
         with self._lock:
             entries = self._entries()
             due = [e for e in entries if committed is not None and e["batch"] <= committed
-                   and e.get("view", view_checkpoint) == view_checkpoint]
+                   and e.get("view", view) == view]
             for entry in due:
                 if self.fs.exists(entry["file"]):
                     self.fs.rename(entry["file"], self._target(entry["file"]))

@@ -182,11 +182,16 @@ class ViewRunner:
                 self._process(target)
                 break
             except Refused as refused:
-                kept = retry(refused) if retry is not None else None
+                try:
+                    kept = retry(refused) if retry is not None else None
+                    if kept is not None:
+                        self._rewrite(target, kept)
+                except Exception:
+                    self._skip_after_failure(target)  # the state as before the batch, as for any failure
+                    raise
                 if kept is None:
                     self._skip(target)
                     raise
-                self._rewrite(target, kept)
                 self.stop()  # the next round runs the micro-batch again, from the checkpoint
             except Exception:
                 self._skip_after_failure(target)
