@@ -23,7 +23,7 @@ import sys
 import tempfile
 from typing import Any
 
-from spark_impl import class_archive, jvm_lookups
+from spark_impl import jvm_lookups
 from spark_impl.connect import is_connect_url
 from spark_impl.errors import SparkEngineError
 from spark_impl.shipping import ship
@@ -296,12 +296,6 @@ def build_session(master: str | None = None, app_name: str = "incspec",
     if os.environ.get(SHORT_LIVED_ENV, "0") not in ("", "0"):
         driver_options += f" {SHORT_LIVED_JAVA_OPTIONS}"
         settings["spark.executor.extraJavaOptions"] = SHORT_LIVED_JAVA_OPTIONS
-    sharing = class_archive.java_options()  # the classes the JVM would load, mapped (if built)
-    if sharing:
-        driver_options += f" {sharing}"
-        if class_archive.on_this_machine(master):  # executors of a cluster on this machine too
-            executor_options = settings.get("spark.executor.extraJavaOptions", "")
-            settings["spark.executor.extraJavaOptions"] = f"{executor_options} {sharing}".strip()
     settings["spark.driver.extraJavaOptions"] = driver_options
     settings.update(conf or {})
     # on a cluster, refused before any executor is requested

@@ -58,6 +58,7 @@ def daemon_env(home: Path, root: Path) -> dict[str, str]:
            if k not in ("PYTHONPATH", "PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "SPARK_CONF_DIR")}
     env.update({"SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1",
                 "SPARK_LOG_DIR": str(root / "logs"), "SPARK_PID_DIR": str(root / "pids"),
+                "SPARK_CONF_DIR": str(root / "daemon-conf"),
                 "SPARK_WORKER_DIR": str(root / "worker"), "SPARK_LOCAL_DIRS": str(root / "worker-local")})
     return env
 
@@ -160,7 +161,7 @@ class Standalone(Daemons):
 
     def start(self) -> None:
         """Start the master, then the workers; return once the master lists them alive."""
-        for folder in ("logs", "pids", "worker", "worker-local"):
+        for folder in ("logs", "pids", "daemon-conf", "worker", "worker-local"):
             (self.root / folder).mkdir(parents=True, exist_ok=True)
         home = spark_home()
         deadline = time.monotonic() + START_TIMEOUT

@@ -10,7 +10,6 @@ whose working folder is not the project's, whose ``PYTHONPATH`` reaches the driv
 from __future__ import annotations
 
 import os
-import shlex
 import subprocess
 import sys
 import time
@@ -52,16 +51,14 @@ class Cluster:
 
     def env(self, checkpoint: str) -> dict[str, str]:
         """A driver's environment: the master and the checkpoint location by the project's
-        variables, Spark's settings from :attr:`conf_dir`'s ``spark-defaults.conf`` (given as
-        spark-submit's ``--properties-file``: a ``$SPARK_CONF_DIR`` goes first on the JVM's
-        class path, where the class archive then no longer fits: spark_impl/class_archive.py),
-        the project on the driver's path; the application's JVMs (driver, executors)
-        short-lived, as a scenario's are (:data:`spark_impl.session.SHORT_LIVED_ENV`)."""
+        variables, Spark's settings from :attr:`conf_dir`, the project on the driver's path;
+        the application's JVMs (driver, executors) short-lived, as a scenario's are
+        (:data:`spark_impl.session.SHORT_LIVED_ENV`)."""
         env = {k: v for k, v in os.environ.items()
-               if k not in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "PYTHONPATH", "SPARK_CONF_DIR")}
+               if k not in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "PYTHONPATH")}
         env.update({"INCSPEC_SPARK_MASTER": self.url, "INCSPEC_CHECKPOINT_DIR": checkpoint,
-                    "PYSPARK_SUBMIT_ARGS": f"--properties-file {shlex.quote(str(self.conf_dir / 'spark-defaults.conf'))} pyspark-shell",
-                    "SPARK_LOCAL_IP": "127.0.0.1", "PYTHONPATH": str(ROOT), SHORT_LIVED_ENV: "1"})
+                    "SPARK_CONF_DIR": str(self.conf_dir), "SPARK_LOCAL_IP": "127.0.0.1",
+                    "PYTHONPATH": str(ROOT), SHORT_LIVED_ENV: "1"})
         return env
 
     def run(self, args: list[str], cwd: Path, checkpoint: str) -> Scenario:

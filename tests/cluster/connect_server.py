@@ -58,18 +58,14 @@ class ConnectServer(Daemons):
 
     def start(self) -> None:
         """Start the server; return once its port accepts connections."""
-        for folder in ("logs", "pids", "worker-local"):
+        for folder in ("logs", "pids", "daemon-conf", "worker-local"):
             (self.root / folder).mkdir(parents=True, exist_ok=True)
-        from spark_impl import class_archive
         from spark_impl.session import ENGINE_CONF, _worker_launcher  # pyspark's, once it is there
 
         home = spark_home()
         env = daemon_env(home, self.root)
         env.update({"PYSPARK_PYTHON": _worker_launcher(), "PYTHONPATH": str(self.project)})
         settings = {**ENGINE_CONF, **SERVER_CONF, "spark.connect.grpc.binding.port": str(self.port)}
-        sharing = class_archive.java_options()
-        if sharing:
-            settings["spark.driver.extraJavaOptions"] = sharing
         command = [str(home / "sbin" / "start-connect-server.sh"), "--wait", "--master", "local[2]"]
         for key, value in settings.items():
             command += ["--conf", f"{key}={value}"]
