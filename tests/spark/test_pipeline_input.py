@@ -44,6 +44,20 @@ def test_an_invalid_row_is_refused_naming_file_line_column_and_value(
     assert view_of(spark, out) == fold_inputs([GOOD])
 
 
+@pytest.mark.spec("SKIP-DEC-JSON-VALUES", "SKIP-DEC-SPARK-STATE", evidence="example")
+def test_a_weight_written_as_an_integral_float_is_that_integer(spark: Any, tmp_path: Path) -> None:
+    """JSON has one number type (SKIP-DEC-JSON-VALUES): a weight ``-1.0`` is -1, a removal,
+    and ``2.0`` is 2; ``1.5`` is refused (above). Issue 32's finding 5 named ``-1.0`` among
+    the bad inputs: it is accepted by design, and this pins it."""
+    inp, out = tmp_path / "in", tmp_path / "out"
+    write_batch(inp, "b0.jsonl", GOOD, 0)
+    assert run(spark, inp, out) == 0
+    write_batch(inp, "b1.jsonl", [{"key": "a", "value": 3, "weight": -1.0}, {"key": "c", "value": 4, "weight": 2.0}], 1)
+    assert run(spark, inp, out) == 0
+    as_integers: Rows = [{"key": "a", "value": 3, "weight": -1}, {"key": "c", "value": 4, "weight": 2}]
+    assert view_of(spark, out) == fold_inputs([GOOD, as_integers]) == {"b": 2, "c": 8}
+
+
 @pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")
 def test_a_quarantine_leaves_missing_files_reported(spark: Any, tmp_path: Path) -> None:
     """An invalid row quarantined: the run goes on without its file, which is moved aside,
