@@ -506,6 +506,15 @@ class ReduceView:
         (:mod:`spark_impl.reduce.compaction`)."""
         return self.view.native and self.compaction.due()
 
+    def evicted(self) -> bool:
+        """A plan under the generation's watermark whose older generation is evicted: its
+        query is better started again without it (:mod:`spark_impl.reduce.group_generations`)."""
+        return self.view.evicting and not self.compaction.generations.evicting()
+
+    def restart_due(self) -> bool:
+        """Whether a ``--follow`` run should stop this view's query and build it again."""
+        return self.compaction_due() or self.evicted()
+
     def snapshot(self, checkpoint: str, batch_id: int) -> None:
         self.outputs.snapshot(self.view.read_view(self.spark, checkpoint, batch_id), batch_id)
 
@@ -811,7 +820,8 @@ class Run:
     def view(self, spec: ViewSpec) -> int:
         """Run one view's query to the end of the input (or, with ``--follow``, until
         :attr:`stopping`); returns its exit status. Under ``--follow`` a group view whose
-        compaction is due has its query stopped, is compacted, and goes on."""
+        compaction is due has its query stopped, is compacted, and goes on; so does one whose
+        older generation was evicted, without the watermark from then on."""
         outputs = Outputs(self.fs, f"{self.output}/{spec.name}")
         checkpoint = f"{self.checkpoint}/{spec.name}"
         outputs.adopt(_last_committed(self.fs, checkpoint))  # an older version's output
@@ -831,7 +841,7 @@ class Run:
                     break
                 query = _start(view, checkpoint, self.follow)
                 if self._awaited(query, view, checkpoint, stoppable=self.follow) and not self.stopping.is_set():
-                    continue  # stopped for a compaction: the next round writes it, then restarts
+                    continue  # stopped for a compaction (the next round writes it) or an eviction done
             except Exception as error:  # noqa: BLE001 (a refusal is reported, the rest re-raised)
                 refused = view.refusal or refusal_in(error)
                 if refused is None and transient(error):
@@ -857,7 +867,7 @@ class Run:
         is set or a group view's compaction is due. Whether it was stopped."""
         def stop() -> bool:
             return stoppable and (self.stopping.is_set()
-                                  or (isinstance(view, ReduceView) and view.compaction_due()))
+                                  or (isinstance(view, ReduceView) and view.restart_due()))
 
         return _await(query, view, self.fs, checkpoint, self.snapshot_every, self.log,
                       lambda last: self._settle(checkpoint), stop)

@@ -19,17 +19,11 @@ import logging
 from pyspark.sql import SparkSession
 
 from spark_impl.reduce.group_batch import BatchFacts
-from spark_impl.reduce.group_generations import Generations, GroupCounts
+from spark_impl.reduce.group_generations import Generations, GroupCounts, latest_batch
 from spark_impl.reduce.maintained_view import MaintainedView
 from spark_impl.storage.files import FileSystem
 
 log = logging.getLogger(__name__)
-
-
-def latest_batch(fs: FileSystem, folder: str) -> int | None:
-    """The largest micro-batch id among a checkpoint log's files (``offsets``, ``commits``)."""
-    ids = [int(name) for name in fs.names(folder) if name.isdigit()]
-    return max(ids) if ids else None
 
 
 class Compaction:
@@ -95,7 +89,7 @@ class Compaction:
             return False
         if view.state_generation(self.spark, self.checkpoint) != self.generations.current:
             return False
-        generation = self.generations.write(view.live_groups(self.spark, self.checkpoint))
+        generation = self.generations.write(view.live_groups(self.spark, self.checkpoint), last)
         self.counts.emptied = 0
         log.info("%s: live groups re-stated as generation %d", self.checkpoint, generation)
         return True

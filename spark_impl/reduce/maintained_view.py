@@ -232,6 +232,8 @@ class MaintainedView:
     value_type: str
     #: a group view's generation (:mod:`spark_impl.reduce.group_generations`)
     generation: int = 0
+    #: whether its plan holds the generation's watermark (an older generation awaits eviction)
+    evicting: bool = False
     seen: FactsSeen = field(default_factory=FactsSeen, compare=False)
 
     @property
@@ -458,22 +460,25 @@ def maintained_view(changes: DataFrame, reducer: str | SparkReducer,
     types = dict(rows.dtypes)
     key_type, value_type = types["k"], value_type or types["v"]
     r = builtin_reducer(reducer, value_type) if isinstance(reducer, str) else reducer
-    generation = 0
+    generation, evicting = 0, False
     if isinstance(r, GroupReducer):
-        generation = generations.current if generations is not None else 0
-        updates = _group_updates(rows, r, value_type, generation, generations)
+        if generations is not None:
+            generation, evicting = generations.current, generations.evicting()
+        updates = _group_updates(rows, r, value_type, generation, generations, evicting)
     else:
         count = fold_buckets(rows.sparkSession, checkpoint, buckets)
         updates = _fold_updates(rows, r, key_type, value_type, count)
-    return MaintainedView(r, updates, key_type, value_type, generation)
+    return MaintainedView(r, updates, key_type, value_type, generation, evicting)
 
 
 def _group_updates(rows: DataFrame, r: GroupReducer, value_type: str, generation: int,
-                   generations: Generations | None) -> DataFrame:
+                   generations: Generations | None, evicting: bool) -> DataFrame:
     """One native aggregation over the valid rows tagged ``key`` and ``pair``, with the raw
     batch unioned in (tag ``raw``): columns ``kind, k, v, m, a0.., file, part, invalid``.
     Its groups are of generation ``generation``, the rows of ``generations``' folders (the
-    live groups a compaction re-stated) aggregated with the changes, not among the raw rows.
+    live groups a compaction re-stated) aggregated with the changes, not among the raw rows;
+    ``evicting``: under the generation's watermark, which evicts the groups of older ones (and
+    costs a pass over the whole state each micro-batch: only while one awaits eviction).
 
     Exact: each contribution is multiplied by its weight in the accumulator's type
     (``decimal(38,0)`` for integers), and every product and sum is a ``try_`` one, null on
@@ -497,8 +502,9 @@ def _group_updates(rows: DataFrame, r: GroupReducer, value_type: str, generation
     inputs = tagged.select("kind", "k", "v", "w", *comps)
     if generations is not None:
         inputs = inputs.unionByName(generations.stream(inputs.schema))
-    inputs = inputs.withColumn(GENERATION, generation_time(generation)).withWatermark(
-        GENERATION, WATERMARK_DELAY)
+    inputs = inputs.withColumn(GENERATION, generation_time(generation))
+    if evicting:
+        inputs = inputs.withWatermark(GENERATION, WATERMARK_DELAY)
     is_key = F.col("kind") == "key"
     inputs = inputs.withColumn("v", F.when(~is_key, F.col("v")))  # a key's group has no value
     state = inputs.groupBy("kind", "k", "v", GENERATION).agg(

@@ -25,6 +25,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql.streaming.query import StreamingQuery
@@ -102,6 +103,9 @@ class ViewRunner:
         self.work_by, self.buckets, self.polling_delay = work_by, buckets, polling_delay
         #: the last micro-batch's work counters, per value of ``work_by`` (else under ``None``)
         self.work: dict[object, dict[str, int]] = {}
+        #: the query's progress report of the last micro-batch a step ran (Spark's
+        #: ``StreamingQuery.lastProgress``: durations, state operators' metrics)
+        self.progress: dict[str, Any] | None = None
         self.refusal: Refused | None = None
         self.generations = Generations(spark, self.fs, f"{self.root}/compaction", f"{self.root}/checkpoint")
         self.compaction = Compaction(spark, self.fs, f"{self.root}/checkpoint", self.generations,
@@ -198,6 +202,11 @@ class ViewRunner:
                 raise
         if self.view.native and self.compaction.due():
             self.compact()
+        elif self.view.evicting and not self.generations.evicting():
+            # the older generation is evicted: on without the watermark (whose pass over the
+            # whole state every micro-batch is what it costs; group_generations)
+            self.stop()
+            self.view = self._build()
 
     def _rewrite(self, target: str, rows: DataFrame) -> None:
         """``rows`` in place of the refused micro-batch's files: written aside as one file,
@@ -222,7 +231,9 @@ class ViewRunner:
             attempt += 1
             self.refusal = None
             try:
-                self._start().processAllAvailable()
+                query = self._start()
+                query.processAllAvailable()
+                self.progress = query.lastProgress
                 return
             except Exception as error:  # noqa: BLE001 (a refusal is translated, the rest re-raised)
                 refused = self.refusal or refusal_in(error)

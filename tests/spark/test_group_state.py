@@ -48,6 +48,14 @@ def state_rows(spark: Any, checkpoint: str) -> int:
     return int(spark.read.format("statestore").load(checkpoint).count())
 
 
+def state_read_whole(runner: Any) -> int:
+    """Bytes the last micro-batch read from the state store by iterating over it (RocksDB's
+    count): Spark's pass over every group looking for groups to evict, while a watermark is
+    in the plan. A micro-batch that reads only the groups it touches reads none so."""
+    (operator,) = runner.progress["stateOperators"]
+    return int(operator["customMetrics"].get("rocksdbTotalBytesReadThroughIterator", 0))
+
+
 def counted(runner: Any) -> GroupCounts:
     """The runner's groups counted from its state (what its kept counts must equal)."""
     return runner.view.group_counts(runner.spark, f"{runner.root}/checkpoint", runner.generations.current)
@@ -59,26 +67,41 @@ def test_a_group_view_whose_keys_are_all_emptied_keeps_no_state_rows(spark: Any,
     """Five keys get two values each, then lose them: the view is empty, and the compaction
     that follows (floor 1) leaves the state, two steps later, only the groups of the values
     added since. Without generations the 15 emptied groups stay for ever (before the fix this
-    test failed: 19 state rows for 4 live groups)."""
+    test failed: 19 state rows for 4 live groups).
+
+    Only those two steps pass over the whole state (the watermark's eviction); every other
+    step reads only the groups it touches. Before the watermark was taken out of the plan
+    between compactions, every step passed over the whole state (30 MB read a 100-change
+    step over 2.2·10^5 groups): this test failed at its first step."""
     root, seen = f"file://{tmp_path}", Recorded()
     runner = sum_runner(spark, root, seen, floor=1)
     try:
         keys = range(5)
         runner.step(spark.createDataFrame([(k, v, 1) for k in keys for v in (10, 20)], ROWS))
         assert runner.compaction.counts == counted(runner) == GroupCounts(live=15, emptied=0)
+        assert state_read_whole(runner) == 0
+        assert not runner.view.evicting
         runner.step(spark.createDataFrame([(k, v, -1) for k in keys for v in (10, 20)], ROWS))
         assert seen.steps[-1] == dict.fromkeys(keys) and runner.read_view().count() == 0
         assert runner.stored_sizes() == {"rows": 0, "keys": 0}
+        assert state_read_whole(runner) == 0
         # emptied 15 >= max(live 0, floor 1): compacted into generation 1, which holds nothing
         assert runner.generations.current == 1 and runner.compaction.counts == GroupCounts(live=0, emptied=0)
+        assert runner.view.evicting  # the plan holds the watermark until generation 0 is evicted
         runner.step(spark.createDataFrame([(99, 1, 1)], ROWS))  # reads generation 1
         assert seen.steps[-1] == {99: 1}
+        assert state_read_whole(runner) > 0 and runner.view.evicting
         runner.step(spark.createDataFrame([(98, 2, 1)], ROWS))  # evicts generation 0
         assert seen.steps[-1] == {98: 2}
+        assert state_read_whole(runner) > 0 and runner.progress is not None
+        assert runner.progress["stateOperators"][0]["numRowsRemoved"] == 15  # generation 0's groups
+        assert not runner.view.evicting  # built again without the watermark
         assert {r["key"]: r["accumulator"] for r in runner.read_view().collect()} == {99: 1, 98: 2}
         assert runner.compaction.counts == counted(runner) == GroupCounts(live=4, emptied=0)
         stored = state_rows(spark, f"{root}/checkpoint")
         assert stored == 4, f"{stored} state rows kept for a view of 2 keys and 2 pairs"
+        runner.step(spark.createDataFrame([(98, 2, -1), (97, 3, 1)], ROWS))
+        assert seen.steps[-1] == {98: None, 97: 3} and state_read_whole(runner) == 0
     finally:
         runner.stop()
 
