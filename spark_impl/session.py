@@ -256,7 +256,7 @@ exec {python} "$@"
 """
 
 
-def _worker_launcher(quiet: str = TWS_DRIVER_WORKER) -> str:
+def worker_launcher(quiet: str = TWS_DRIVER_WORKER) -> str:
     """The launcher script (:data:`WORKER_LAUNCHER`), the standard output of module ``quiet`` dropped."""
     import pyspark
 
@@ -277,7 +277,7 @@ def build_session(master: str | None = None, app_name: str = "incspec",
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     master = master or os.environ.get("INCSPEC_SPARK_MASTER", DEFAULT_MASTER)
     if master.startswith("local"):  # the workers run here, with this interpreter
-        os.environ.setdefault("PYSPARK_PYTHON", _worker_launcher())
+        os.environ.setdefault("PYSPARK_PYTHON", worker_launcher())
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession
 

@@ -20,6 +20,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -154,6 +155,22 @@ class Standalone(Daemons):
                 "spark.default.parallelism": cores, "spark.ui.enabled": "false",
                 "spark.ui.showConsoleProgress": "false", "spark.driver.host": "127.0.0.1",
                 "spark.driver.bindAddress": "127.0.0.1"}
+
+    def app_defaults(self, python: str = sys.executable) -> dict[str, str]:
+        """``spark-defaults.conf`` of an application on this cluster, all of it on this machine:
+        :meth:`app_conf`, a small driver, UTC, 128 MB of state store memory per executor, and
+        ``python`` as the executors' Python (the same machine)."""
+        return {**self.app_conf(), "spark.driver.memory": "1g", "spark.sql.session.timeZone": "UTC",
+                "spark.sql.streaming.stateStore.rocksdb.maxMemoryUsageMB": "128",
+                "spark.pyspark.python": python}
+
+    def write_app_conf(self, folder: Path, python: str = sys.executable) -> Path:
+        """``folder`` holding :meth:`app_defaults` as ``spark-defaults.conf`` (an application's
+        ``SPARK_CONF_DIR``)."""
+        folder.mkdir(parents=True, exist_ok=True)
+        settings = self.app_defaults(python)
+        (folder / "spark-defaults.conf").write_text("".join(f"{k} {v}\n" for k, v in settings.items()))
+        return folder
 
     def worker_names(self) -> list[str]:
         """The running workers, oldest first."""

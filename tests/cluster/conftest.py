@@ -78,19 +78,6 @@ class Cluster:
                 f"\n--- stderr\n{scenario.stderr[-6000:]}\n--- executor stderr\n{self.executor_logs()}")
 
 
-def app_defaults(standalone: Standalone) -> str:
-    """``spark-defaults.conf`` of the scenarios' applications: small, UI off, on 127.0.0.1,
-    the executors' Python this interpreter (the same machine)."""
-    settings = {
-        **standalone.app_conf(),  # an executor on each worker, 2 shuffle partitions, no UI
-        "spark.driver.memory": "1g",
-        "spark.sql.session.timeZone": "UTC",
-        "spark.sql.streaming.stateStore.rocksdb.maxMemoryUsageMB": "128",
-        "spark.pyspark.python": sys.executable,
-    }
-    return "".join(f"{k} {v}\n" for k, v in settings.items())
-
-
 @pytest.fixture(scope="session")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """A standalone master and two workers (1 core, 1 GB each), stopped at the end of the session
@@ -98,12 +85,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     pytest.importorskip("pyspark", reason="the Spark extra is not installed")
     root = tmp_path_factory.mktemp("standalone")
     standalone = Standalone(root)
-    conf_dir = root / "app-conf"
-    conf_dir.mkdir()
     try:
         standalone.start()
-        (conf_dir / "spark-defaults.conf").write_text(app_defaults(standalone))
-        yield Cluster(standalone, conf_dir)
+        yield Cluster(standalone, standalone.write_app_conf(root / "app-conf"))
     except ClusterStartError as error:
         pytest.fail(f"the standalone cluster did not start: {error}", pytrace=False)
     finally:

@@ -60,11 +60,11 @@ class ConnectServer(Daemons):
         """Start the server; return once its port accepts connections."""
         for folder in ("logs", "pids", "daemon-conf", "worker-local"):
             (self.root / folder).mkdir(parents=True, exist_ok=True)
-        from spark_impl.session import ENGINE_CONF, _worker_launcher  # pyspark's, once it is there
+        from spark_impl.session import ENGINE_CONF, worker_launcher  # pyspark's, once it is there
 
         home = spark_home()
         env = daemon_env(home, self.root)
-        env.update({"PYSPARK_PYTHON": _worker_launcher(), "PYTHONPATH": str(self.project)})
+        env.update({"PYSPARK_PYTHON": worker_launcher(), "PYTHONPATH": str(self.project)})
         settings = {**ENGINE_CONF, **SERVER_CONF, "spark.connect.grpc.binding.port": str(self.port)}
         command = [str(home / "sbin" / "start-connect-server.sh"), "--wait", "--master", "local[2]"]
         for key, value in settings.items():

@@ -119,10 +119,10 @@ def test_the_launcher_drops_only_the_quiet_modules_standard_output() -> None:
     import importlib.util
     import subprocess
 
-    from spark_impl.session import TWS_DRIVER_WORKER, _worker_launcher
+    from spark_impl.session import TWS_DRIVER_WORKER, worker_launcher
 
     assert importlib.util.find_spec(TWS_DRIVER_WORKER) is not None  # the module pyspark starts
-    quiet, plain = _worker_launcher(quiet="json.tool"), _worker_launcher()
+    quiet, plain = worker_launcher(quiet="json.tool"), worker_launcher()
 
     def run(launcher: str, text: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([launcher, "-m", "json.tool"], input=text, capture_output=True, text=True, timeout=60)
