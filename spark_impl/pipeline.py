@@ -506,14 +506,10 @@ class ReduceView:
         (:mod:`spark_impl.reduce.compaction`)."""
         return self.view.native and self.compaction.due()
 
-    def evicted(self) -> bool:
-        """A plan under the generation's watermark whose older generation is evicted: its
-        query is better started again without it (:mod:`spark_impl.reduce.group_generations`)."""
-        return self.view.evicting and not self.compaction.generations.evicting()
-
     def restart_due(self) -> bool:
-        """Whether a ``--follow`` run should stop this view's query and build it again."""
-        return self.compaction_due() or self.evicted()
+        """Whether a ``--follow`` run should stop this view's query and build it again: a
+        compaction due, or an eviction done (:mod:`spark_impl.reduce.compaction`)."""
+        return self.compaction_due() or self.compaction.eviction_done(self.view)
 
     def snapshot(self, checkpoint: str, batch_id: int) -> None:
         self.outputs.snapshot(self.view.read_view(self.spark, checkpoint, batch_id), batch_id)

@@ -73,6 +73,12 @@ class Compaction:
         self.count()
         return self.counts.due(self.floor)
 
+    def eviction_done(self, view: MaintainedView) -> bool:
+        """Whether ``view``'s plan holds the watermark and the older generation it evicts is
+        gone: its query is better started again without it (every micro-batch under a
+        watermark passes over the whole state; :mod:`~spark_impl.reduce.group_generations`)."""
+        return view.evicting and not self.generations.evicting()
+
     def compact_if_due(self, view: MaintainedView) -> bool:
         """With ``view``'s query stopped: compact if due (:meth:`compact`)."""
         return self.due() and self.compact(view)

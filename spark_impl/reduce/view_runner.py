@@ -202,9 +202,7 @@ class ViewRunner:
                 raise
         if self.view.native and self.compaction.due():
             self.compact()
-        elif self.view.evicting and not self.generations.evicting():
-            # the older generation is evicted: on without the watermark (whose pass over the
-            # whole state every micro-batch is what it costs; group_generations)
+        elif self.compaction.eviction_done(self.view):  # on without the watermark
             self.stop()
             self.view = self._build()
 
