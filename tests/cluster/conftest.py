@@ -49,22 +49,24 @@ class Cluster:
     def url(self) -> str:
         return self.standalone.url
 
-    def env(self, checkpoint: str) -> dict[str, str]:
+    def env(self, checkpoint: str, short_lived: bool = True) -> dict[str, str]:
         """A driver's environment: the master and the checkpoint location by the project's
         variables, Spark's settings from :attr:`conf_dir`, the project on the driver's path;
-        the application's JVMs (driver, executors) short-lived, as a scenario's are
-        (:data:`spark_impl.session.SHORT_LIVED_ENV`)."""
+        unless ``short_lived`` is false, the application's JVMs (driver, executors)
+        short-lived, as a scenario's are (:data:`spark_impl.session.SHORT_LIVED_ENV`)."""
         env = {k: v for k, v in os.environ.items()
-               if k not in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "PYTHONPATH")}
+               if k not in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "PYTHONPATH", SHORT_LIVED_ENV)}
         env.update({"INCSPEC_SPARK_MASTER": self.url, "INCSPEC_CHECKPOINT_DIR": checkpoint,
                     "SPARK_CONF_DIR": str(self.conf_dir), "SPARK_LOCAL_IP": "127.0.0.1",
-                    "PYTHONPATH": str(ROOT), SHORT_LIVED_ENV: "1"})
+                    "PYTHONPATH": str(ROOT)})
+        if short_lived:
+            env[SHORT_LIVED_ENV] = "1"
         return env
 
-    def run(self, args: list[str], cwd: Path, checkpoint: str) -> Scenario:
-        """``python ARGS`` as a driver of this cluster, in ``cwd``."""
+    def run(self, args: list[str], cwd: Path, checkpoint: str, short_lived: bool = True) -> Scenario:
+        """``python ARGS`` as a driver of this cluster, in ``cwd`` (:meth:`env`)."""
         start = time.monotonic()
-        done = subprocess.run([sys.executable, *args], cwd=cwd, env=self.env(checkpoint),
+        done = subprocess.run([sys.executable, *args], cwd=cwd, env=self.env(checkpoint, short_lived),
                               capture_output=True, text=True, timeout=SCENARIO_TIMEOUT)
         return Scenario(done.returncode, done.stdout, done.stderr, time.monotonic() - start)
 

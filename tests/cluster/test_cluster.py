@@ -10,10 +10,11 @@ the zip the session ships (spark_impl/shipping.py). Results are read back withou
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import random
 import re
+import threading
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -105,14 +106,47 @@ def published_view(out: Path, view: str) -> dict[Any, int]:
     return {k: int(a) for k, a in zip(table.column(key).to_pylist(), table.column(value).to_pylist(), strict=True)}
 
 
+class FolderWatch:
+    """The paths (files and folders, relative) seen under ``folder`` while the watch runs,
+    looked at every :data:`WATCH_INTERVAL` seconds on a thread of its own: an executor's local
+    folders live only as long as its application."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder, self.seen = folder, set[str]()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _look(self) -> None:
+        self.seen |= {str(p.relative_to(self.folder)) for p in self.folder.rglob("*")}
+
+    def _watch(self) -> None:
+        while not self._stop.wait(WATCH_INTERVAL):
+            with contextlib.suppress(FileNotFoundError):  # a folder deleted while listed
+                self._look()
+
+    def __enter__(self) -> FolderWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+#: how often the executors' local folders are listed while the pipeline runs go
+WATCH_INTERVAL = 0.2
+
+
 @dataclass
 class PipelineRuns:
-    """Two runs of ``incspec pipeline`` on the cluster, the second after a second file came."""
+    """Two runs of ``incspec pipeline`` on the cluster, the second after a second file came;
+    the paths seen under the workers' local folders while they ran."""
 
     work: Path
     checkpoint: Path
     runs: list[Scenario]
     views: list[dict[str, dict[Any, int]]]
+    executor_local: set[str]
 
 
 @pytest.fixture(scope="module")
@@ -126,13 +160,14 @@ def pipeline_runs(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) ->
     for view in VIEWS:
         args += ["--view", view]
     runs, views = [], []
-    for index in range(len(BATCHES)):
-        write_batch(work / "in", index)
-        run = cluster.run(args, cwd=work, checkpoint=f"file://{shared / 'rdd'}")
-        assert run.returncode == 0, cluster.explain(run)
-        runs.append(run)
-        views.append({view: published_view(work / "out", view) for view in VIEWS})
-    return PipelineRuns(work, shared, runs, views)
+    with FolderWatch(cluster.standalone.worker_local_dir) as local:
+        for index in range(len(BATCHES)):
+            write_batch(work / "in", index)
+            run = cluster.run(args, cwd=work, checkpoint=f"file://{shared / 'rdd'}")
+            assert run.returncode == 0, cluster.explain(run)
+            runs.append(run)
+            views.append({view: published_view(work / "out", view) for view in VIEWS})
+    return PipelineRuns(work, shared, runs, views, local.seen)
 
 
 @pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")
@@ -172,7 +207,8 @@ def test_d_the_views_state_lives_in_the_checkpoint_location(cluster: Cluster, pi
     reach view's saved tables) are under the given checkpoint location (two micro-batches, one
     per run), the reach engine's stored tables under $INCSPEC_CHECKPOINT_DIR; the worker's folders hold no
     state: each executor's working folder only its logs and the shipped packages, and its
-    local folders were deleted by the worker as each application ended."""
+    local folders, which held no reliable checkpoint (``rdd-N``) while the runs went, were
+    deleted by the worker as each application ended."""
     for view in VIEWS[:2]:
         folder = pipeline_runs.checkpoint / "views" / view.replace(":", "-")
         files = state_files(folder)
@@ -191,6 +227,9 @@ def test_d_the_views_state_lives_in_the_checkpoint_location(cluster: Cluster, pi
         names = {p.name for p in executor.iterdir()}
         assert names - {"stdout", "stderr"} and all(
             re.fullmatch(r"incspec-packages-[0-9a-f]+\.zip", n) for n in names - {"stdout", "stderr"}), names
+    seen = pipeline_runs.executor_local
+    assert any(re.match(r"worker-\d+/", p) for p in seen), "no executor's local folder seen while the runs went"
+    assert not [p for p in seen if re.search(r"(^|/)rdd-\d+(/|$)", p)], sorted(seen)
     # the worker deleted each application's local folders when it ended: whatever the second
     # run found of the first's state, it found in the checkpoint location
     assert state_files(cluster.standalone.worker_local_dir) == []
@@ -210,52 +249,63 @@ def bfs_ranks(roots: set[int], edges: set[Edge]) -> dict[int, int]:
     return rank
 
 
-def random_graph(seed: int) -> tuple[set[int], set[Edge], dict[str, list[Any]]]:
-    rng = random.Random(seed)
-    edges = {(rng.randrange(30), rng.randrange(30)) for _ in range(45)}
-    roots = {0, 1}
-    removed = sorted(rng.sample(sorted(edges), 6))
-    added = sorted({(rng.randrange(30), rng.randrange(30)) for _ in range(4)} - edges)
-    batch: dict[str, list[Any]] = {"add_roots": [7], "remove_roots": [1], "add_edges": added,
-                                   "remove_edges": removed}
-    return roots, edges, batch
+#: an application over small data (as the conformance adapter's) that asks an executor's Python
+#: worker where it imports ``spark_impl`` from, and which options its executor's JVM was started
+#: with (the worker's nearest ancestor process running ``CoarseGrainedExecutorBackend``). Run
+#: as ``__main__``: the function is pickled by value, not by reference to this file.
+EXECUTOR_PROBE = """
+import json
+from spark_impl.session import build_session
+
+def probe(_):
+    import os, spark_impl
+    pid, jvm = os.getpid(), []
+    while pid > 1 and not jvm:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            args = f.read().decode().split(chr(0))
+        jvm = args if "org.apache.spark.executor.CoarseGrainedExecutorBackend" in args else []
+        with open(f"/proc/{pid}/stat") as f:
+            pid = int(f.read().rsplit(")", 1)[1].split()[1])
+    return {"import": os.path.abspath(spark_impl.__file__), "jvm": jvm}
+
+spark = build_session(app_name="incspec-cluster-executor-probe", small_data=True)
+try:
+    [found] = spark.sparkContext.parallelize([0], 1).map(probe).collect()
+    print(json.dumps(found))
+finally:
+    spark.stop()
+"""
 
 
-def test_c_fixpoint_make_and_update_on_the_cluster(cluster: Cluster, tmp_path: Path) -> None:
-    """The reachability engine's make then one batch: the live set and its ranks are the
-    breadth-first distances after make; after the batch the live set is the fixpoint of the
-    changed graph, every rank justified (a root 0, any other above one of its live
-    derivers), and the delta the difference. The executor's Python imports the project
-    from the shipped zip in the executor's working folder. The engine's stored tables are reliable checkpoints
-    under $INCSPEC_CHECKPOINT_DIR, none under the executor's local folders."""
-    roots, edges, batch = random_graph(20261127)
-    graph = {"roots": sorted(roots), "edges": sorted(edges), "batch": batch}
-    (tmp_path / "graph.json").write_text(json.dumps(graph))
-    checkpoint = tmp_path / "shared" / "ckpt"
-    run = cluster.run(["-m", "tests.cluster.fixpoint_scenario", str(tmp_path / "graph.json"),
-                       str(tmp_path / "result.json"), str(cluster.standalone.worker_local_dir)],
-                      cwd=tmp_path, checkpoint=f"file://{checkpoint}")
+@pytest.fixture(scope="module")
+def executor_probe(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """:data:`EXECUTOR_PROBE`'s answer, its driver run without the tier's short-lived JVM
+    options (so that its executors' are the small-data session's own)."""
+    work = tmp_path_factory.mktemp("executor-probe")
+    run = cluster.run(["-c", EXECUTOR_PROBE], cwd=work, checkpoint=f"file://{work / 'ckpt'}", short_lived=False)
     assert run.returncode == 0, cluster.explain(run)
-    result = json.loads((tmp_path / "result.json").read_text())
-    made = {int(n): r for n, r in result["made"].items()}
-    assert made == bfs_ranks(roots, edges)
-    new_roots = (roots | set(batch["add_roots"])) - set(batch["remove_roots"])
-    new_edges = (edges - {tuple(e) for e in batch["remove_edges"]}) | {tuple(e) for e in batch["add_edges"]}
-    updated = {int(n): r for n, r in result["updated"].items()}
-    assert set(updated) == set(bfs_ranks(new_roots, new_edges))
-    for node, rank in updated.items():
-        if node in new_roots:
-            assert rank == 0, (node, rank)
-        else:
-            assert any(v == node and u in updated and updated[u] < rank for u, v in new_edges), (node, rank)
-    assert (set(result["added"]), set(result["removed"])) == (set(updated) - set(made), set(made) - set(updated))
-    assert set(made) != set(updated)  # the batch changes the live set: the update did work
-    imported = Path(result["executor_import"])
+    found: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
+    return found
+
+
+def test_c_an_executor_imports_the_project_from_the_shipped_zip(cluster: Cluster,
+                                                                executor_probe: dict[str, Any]) -> None:
+    """An executor's Python worker imports ``spark_impl`` from the zip the session shipped
+    into the executor's working folder, not from wherever the project is installed (the driver
+    runs in a scratch folder with the project on its own path alone). It failed with nothing
+    shipped: the executor imported a stale checkout the environment's install pointed at."""
+    imported = Path(executor_probe["import"])
+    assert imported.name == "__init__.py" and imported.parent.name == "spark_impl", imported
     assert re.fullmatch(r"incspec-packages-[0-9a-f]+\.zip", imported.parent.parent.name), imported
     assert imported.is_relative_to(cluster.standalone.worker_dir), imported  # an executor's working folder
-    location = result["checkpoint_dir"]
-    assert location.startswith(f"file:{checkpoint}/"), location
-    parts = [f for f in state_files(checkpoint) if re.search(r"/rdd-\d+/part-\d+$", f)]
-    assert parts, state_files(checkpoint)
-    assert result["executor_files"], "the executor's local folder was empty while the application ran"
-    assert not [f for f in result["executor_files"] if re.search(r"(^|/)rdd-\d+/", f)], result["executor_files"]
+
+
+def test_c_a_small_data_sessions_executors_run_the_client_compiler_alone(executor_probe: dict[str, Any]) -> None:
+    """A small-data session (the conformance adapter's) starts its executors' JVMs with
+    :data:`~spark_impl.session.SMALL_DATA_EXECUTOR_JAVA_OPTIONS` (HotSpot's C1 alone): the
+    executor's own command line says so."""
+    from spark_impl.session import SMALL_DATA_EXECUTOR_JAVA_OPTIONS
+
+    jvm = executor_probe["jvm"]
+    assert "org.apache.spark.executor.CoarseGrainedExecutorBackend" in jvm, jvm
+    assert set(SMALL_DATA_EXECUTOR_JAVA_OPTIONS.split()) <= set(jvm), jvm
