@@ -261,7 +261,10 @@ def test_a_follow_run_keeps_every_view_going_and_compacts_a_sum_view_as_it_runs(
         stop.set()
         follower.join(300)
     assert status == [0], messages
-    assert view_of(spark, out) == fold_inputs(batches) == {"c": 4, "d": 6}
+    # the run's log and each view's committed files with a failure: it failed so once in CI,
+    # under load, when a stop for the eviction restart interrupted a micro-batch's handler
+    story = "\n".join([*messages, *(f"{n}: {sorted(applied_files(out, n))}" for n in views)])
+    assert view_of(spark, out) == fold_inputs(batches) == {"c": 4, "d": 6}, story
     assert view_of(spark, out, "reduce-min") == min_inputs(batches)
     # the new generation's rows may come in a micro-batch of their own (the restarted query
     # finds them before the next file): it changes nothing
