@@ -38,8 +38,7 @@ class Weighted:
     _hash: int | None
 
     def __init__(self, weights: Mapping[Any, int] | None = None) -> None:
-        # a mapping's elements are distinct: normalising it is dropping its zeros
-        clean = {e: w for e, w in (weights or {}).items() if w != 0}
+        clean = normalise((weights or {}).items())
         self._check(clean)
         object.__setattr__(self, "_w", clean)
         object.__setattr__(self, "_hash", None)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from reference.algebra.multiset import Multiset
-from reference.algebra.weights import Weighted, normalise
+from reference.algebra.weights import Weighted
 
 
 class ZSet(Weighted):
@@ -21,8 +21,10 @@ class ZSet(Weighted):
 
     @staticmethod
     def from_pairs(pairs: Iterable[tuple[Any, int]]) -> ZSet:
-        """The Z-set of the pairs, weights summed per element (zeros dropped)."""
-        return ZSet._from_clean(normalise(pairs))  # any sign is a Z-set's: nothing to check
+        total: dict[Any, int] = {}
+        for e, w in pairs:
+            total[e] = total.get(e, 0) + w
+        return ZSet(total)
 
     @staticmethod
     def from_multiset(m: Multiset) -> ZSet:
