@@ -91,6 +91,7 @@ import json
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -114,6 +115,7 @@ from spark_impl.reduce.maintained_view import (
 )
 from spark_impl.reduce.view_runner import QUERY_STARTS
 from spark_impl.storage.files import FileSystem, file_system
+from spark_impl.storage.query_log import batch_files, last_committed
 from spark_impl.storage.saved_tables import SavedTables
 from spark_impl.storage.scratch import Scratch, once
 
@@ -141,6 +143,12 @@ CHECKED = ("value", "weight")
 INTEGRAL_VARIANT = r"^(TINYINT|SMALLINT|INT|BIGINT|DECIMAL\(\d+,0\))$"
 #: the view's type of integer values: exact, 38 digits
 EXACT_INTEGER = "decimal(38,0)"
+#: how long a query's stop (a ``--follow`` run's end, its restart for a compaction or an
+#: eviction) waits for the micro-batch under way to end. A stop amid one is safe (the
+#: micro-batch is not committed and runs again at the next start) but wastes it, and Spark's
+#: stream thread, telling the interruption from a failure, then dies of a stack overflow in
+#: a regular expression over the handler's long error message, printing every frame
+STOP_WAIT_SECONDS = 60.0
 
 
 def _crash_point(batch_id: int, phase: str) -> None:
@@ -663,11 +671,6 @@ def _view_name(view_checkpoint: str) -> str:
     return view_checkpoint.rstrip("/").rsplit("/", 1)[-1]
 
 
-def _last_committed(fs: FileSystem, checkpoint: str) -> int | None:
-    ids = [int(n) for n in fs.names(f"{checkpoint}/commits") if n.isdigit()]
-    return max(ids) if ids else None
-
-
 class Quarantine:
     """Input files refused with ``--on-invalid quarantine``, listed in ``CHECKPOINT/quarantine.json``.
 
@@ -704,7 +707,7 @@ class Quarantine:
         """Move the files listed by the view checkpointed at ``view_checkpoint`` (an entry of an
         earlier version, naming no view, counts as any view's) whose micro-batch that view
         committed: it never reads them again."""
-        committed, view = _last_committed(self.fs, view_checkpoint), _view_name(view_checkpoint)
+        committed, view = last_committed(self.fs, view_checkpoint), _view_name(view_checkpoint)
         with self._lock:
             entries = self._entries()
             due = [e for e in entries if committed is not None and e["batch"] <= committed
@@ -820,7 +823,7 @@ class Run:
         older generation was evicted, without the watermark from then on."""
         outputs = Outputs(self.fs, f"{self.output}/{spec.name}")
         checkpoint = f"{self.checkpoint}/{spec.name}"
-        outputs.adopt(_last_committed(self.fs, checkpoint))  # an older version's output
+        outputs.adopt(last_committed(self.fs, checkpoint))  # an older version's output
         failures, failed_after = 0, None  # transient failures in a row after the same committed batch
         compaction = Compaction(self.spark, self.fs, checkpoint,
                                 Generations(self.spark, self.fs, f"{checkpoint}/generations", checkpoint),
@@ -841,7 +844,7 @@ class Run:
             except Exception as error:  # noqa: BLE001 (a refusal is reported, the rest re-raised)
                 refused = view.refusal or refusal_in(error)
                 if refused is None and transient(error):
-                    last = _last_committed(self.fs, checkpoint)
+                    last = last_committed(self.fs, checkpoint)
                     failures = failures + 1 if last == failed_after else 1
                     failed_after = last
                     if restart_after(error, failures, f"pipeline: {spec.name}", self.log):
@@ -920,9 +923,9 @@ class Run:
         """Report the input files Spark recorded for the micro-batch it will re-run and that are
         gone: Spark's file listing drops a missing file silently (whatever
         ``ignoreMissingFiles`` says), losing its changes."""
-        last = _last_committed(self.fs, checkpoint)
+        last = last_committed(self.fs, checkpoint)
         batch = 0 if last is None else last + 1
-        gone = [f for f in _recorded_inputs(self.fs, checkpoint, batch)
+        gone = [f for f in batch_files(self.fs, checkpoint, batch)
                 if f not in self.quarantine.files() and not self.fs.exists(f)]
         if gone:
             self.log(f"pipeline: {spec.name}: micro-batch {batch} not run: {', '.join(gone)}, "
@@ -931,21 +934,9 @@ class Run:
         return bool(gone)
 
 
-def _recorded_inputs(fs: FileSystem, checkpoint: str, batch: int) -> list[str]:
-    """The files Spark's file source recorded for micro-batch ``batch`` (its log holds one
-    JSON line per file after a version line, every tenth one compacted with all before)."""
-    folder = f"{checkpoint}/sources/0"
-    for name in (str(batch), f"{batch}.compact"):
-        text = fs.read_text(f"{folder}/{name}")
-        if text is not None:
-            entries = [json.loads(line) for line in text.splitlines()[1:] if line.strip()]
-            return [e["path"] for e in entries if e["batchId"] == batch]
-    return []
-
-
 def _snapshot_last(view: View, fs: FileSystem, checkpoint: str) -> int | None:
     """Publish the view as of the last committed micro-batch (if any); returns its id."""
-    last = _last_committed(fs, checkpoint)
+    last = last_committed(fs, checkpoint)
     if last is not None:
         view.snapshot(checkpoint, last)
     return last
@@ -963,10 +954,10 @@ def _await(query: StreamingQuery, view: View, fs: FileSystem, checkpoint: str,
            snapshot_every: int, log: Callable[[str], None],
            committed: Callable[[int], None], stop: Callable[[], bool] = lambda: False) -> bool:
     """Wait for the query, logging progress, snapshotting every ``snapshot_every`` and telling
-    ``committed`` each newly committed micro-batch; the query is stopped once ``stop()`` says so
-    (a micro-batch under way is left uncommitted: the next start runs it again). Whether it
-    was stopped."""
-    snapped = seen = _last_committed(fs, checkpoint)
+    ``committed`` each newly committed micro-batch; the query is stopped once ``stop()`` says so,
+    between two micro-batches if one ends within :data:`STOP_WAIT_SECONDS` (else the one under
+    way is left uncommitted: the next start runs it again). Whether it was stopped."""
+    snapped = seen = last_committed(fs, checkpoint)
     logged = -1
     while query.isActive:
         query.awaitTermination(2)
@@ -975,7 +966,7 @@ def _await(query: StreamingQuery, view: View, fs: FileSystem, checkpoint: str,
             logged = progress["batchId"]
             log(f"pipeline: {view.spec.name}: micro-batch {logged} done in "
                 f"{progress['batchDuration'] / 1000:.2f} s")
-        last = _last_committed(fs, checkpoint)
+        last = last_committed(fs, checkpoint)
         if last is not None and last != seen:
             committed(last)
             seen = last
@@ -983,10 +974,19 @@ def _await(query: StreamingQuery, view: View, fs: FileSystem, checkpoint: str,
             view.snapshot(checkpoint, last)
             snapped = last
         if query.isActive and stop():
+            _between_micro_batches(query)
             query.stop()
             return True
     query.awaitTermination()  # re-raises the query's error, if it failed
     return False
+
+
+def _between_micro_batches(query: StreamingQuery, wait: float = STOP_WAIT_SECONDS) -> None:
+    """Wait, at most ``wait`` seconds, until ``query`` runs no micro-batch (a trigger may
+    still start before the stop that follows: it is then left uncommitted, to run again)."""
+    deadline = time.monotonic() + wait
+    while query.isActive and query.status["isTriggerActive"] and time.monotonic() < deadline:
+        time.sleep(0.1)
 
 
 def connect_refusal(specs: list[ViewSpec], remote: str = "sc://...") -> None:

@@ -19,9 +19,10 @@ import logging
 from pyspark.sql import SparkSession
 
 from spark_impl.reduce.group_batch import BatchFacts
-from spark_impl.reduce.group_generations import Generations, GroupCounts, latest_batch
+from spark_impl.reduce.group_generations import Generations, GroupCounts
 from spark_impl.reduce.maintained_view import MaintainedView
 from spark_impl.storage.files import FileSystem
+from spark_impl.storage.query_log import last_committed, latest_batch
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +57,7 @@ class Compaction:
             self._facts[batch_id] = facts
 
     def committed(self) -> int | None:
-        return latest_batch(self.fs, f"{self.checkpoint}/commits")
+        return last_committed(self.fs, self.checkpoint)
 
     def planned(self) -> bool:
         """Whether the checkpoint holds a micro-batch planned and not committed."""
@@ -95,7 +96,7 @@ class Compaction:
             return False
         if view.state_generation(self.spark, self.checkpoint) != self.generations.current:
             return False
-        generation = self.generations.write(view.live_groups(self.spark, self.checkpoint), last)
+        generation = self.generations.write(view.live_groups(self.spark, self.checkpoint))
         self.counts.emptied = 0
         log.info("%s: live groups re-stated as generation %d", self.checkpoint, generation)
         return True

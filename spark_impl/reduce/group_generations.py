@@ -27,12 +27,15 @@ micro-batch by iterating over every group of the state store, whether the waterm
 not: O(state) a micro-batch, which a small batch over a large view cannot afford (measured:
 a 100-change micro-batch over 2.2·10^5 groups read 30 MB of state through the iterator,
 0.3-0.5 s of removal time, none removed). So a view's plan holds the watermark only while it
-is *evicting* (:meth:`Generations.evicting`): from a compaction until the second micro-batch
-committed after it (the first reads the new generation's rows, which set the watermark; the
-second evicts the old generation). Each generation folder records the last micro-batch
-committed when it was written (``_AFTER_BATCH``) for this. Its query then starts again without
-the watermark: a state checkpoint may be run with and without one (the grouping columns, the
-generation among them, are the same).
+is *evicting* (:meth:`Generations.evicting`): from a compaction until a committed micro-batch
+ran under a watermark past the older generation, which that micro-batch evicted. Spark
+records the watermark each micro-batch runs under in its planned offsets
+(:func:`~spark_impl.storage.query_log.batch_metadata`); a micro-batch of rows of the new
+generation sets it, the next evicts. Which micro-batch that is cannot be counted from the
+compaction: the new generation's folder may be read alone (no rows when no group was live:
+no watermark) or with the next input file. Its query then starts again without the watermark
+(which Spark keeps recording, unmoved): a state checkpoint may be run with and without one
+(the grouping columns, the generation among them, are the same).
 
 When (:meth:`GroupCounts.due`): once the groups emptied since the last compaction (an upper
 bound of the emptied groups held) reach the live groups, and at least ``floor``. Between two
@@ -52,6 +55,7 @@ from pyspark.sql.types import StructType
 
 from spark_impl.errors import SparkEngineError
 from spark_impl.storage.files import FileSystem
+from spark_impl.storage.query_log import batch_metadata, last_committed
 
 #: the generation column of a group view's grouping key
 GENERATION = "g"
@@ -63,16 +67,7 @@ GENERATION_SECONDS = 86_400
 #: the fewest emptied groups that make a compaction due (a view's default)
 COMPACTION_FLOOR = 100_000
 
-#: in a generation folder: the last micro-batch committed when it was written
-AFTER_BATCH = "_AFTER_BATCH"
-
 _FOLDER = re.compile(r"^gen-(\d{6,})$")
-
-
-def latest_batch(fs: FileSystem, folder: str) -> int | None:
-    """The largest micro-batch id among a checkpoint log's files (``offsets``, ``commits``)."""
-    ids = [int(name) for name in fs.names(folder) if name.isdigit()]
-    return max(ids) if ids else None
 
 
 def generation_time(generation: int) -> Column:
@@ -132,7 +127,7 @@ class Generations:
     def stream(self, schema: StructType) -> DataFrame:
         """Every generation folder's rows, as a stream (each folder read once)."""
         if not self.fs.exists(self.root):
-            if any(name.isdigit() for name in self.fs.names(f"{self.checkpoint}/commits")):
+            if last_committed(self.fs, self.checkpoint) is not None:
                 raise SparkEngineError("malformed-input", (
                     f"the checkpoint {self.checkpoint} keeps a sum or count view's state without "
                     "generations (written by an earlier version, whose emptied groups stayed in "
@@ -141,26 +136,25 @@ class Generations:
             self.fs.mkdirs(self.root)
         return self.spark.readStream.schema(schema).parquet(f"{self.root}/gen-*/*.parquet")
 
-    def write(self, rows: DataFrame, after_batch: int) -> int:
-        """Write ``rows`` (the live groups re-stated, as of committed micro-batch
-        ``after_batch``) as the next generation; returns it."""
+    def write(self, rows: DataFrame) -> int:
+        """Write ``rows`` (the live groups re-stated) as the next generation; returns it."""
         generation = self.current + 1
         name = f"gen-{generation:06d}"
         aside = f"{self.root}/.staging-{name}"
         self.fs.delete(aside)
         rows.write.mode("overwrite").parquet(aside)
-        self.fs.write_text(f"{aside}/{AFTER_BATCH}", str(after_batch))
         self.fs.rename(aside, f"{self.root}/{name}")
         return generation
 
     def evicting(self) -> bool:
-        """Whether the view's plan must hold the watermark: a generation was written and the
-        micro-batch that evicts the one before it (the second committed after the writing)
-        is not committed yet. A folder written without the record (by an earlier version)
-        counts as evicting."""
+        """Whether the view's plan must hold the watermark: a generation after the first was
+        written and no committed micro-batch ran under a watermark at or past the older
+        generation's instant (Spark evicts a group whose event time is at or before it)."""
         generation = self.current
         if generation == 0:
             return False
-        written = self.fs.read_text(f"{self.root}/gen-{generation:06d}/{AFTER_BATCH}")
-        committed = latest_batch(self.fs, f"{self.checkpoint}/commits")
-        return written is None or committed is None or committed < int(written) + 2
+        committed = last_committed(self.fs, self.checkpoint)
+        metadata = None if committed is None else batch_metadata(self.fs, self.checkpoint, committed)
+        watermark_ms = int(metadata.get("batchWatermarkMs", 0)) if metadata else 0
+        older_generation_ms = generation * GENERATION_SECONDS * 1000  # generation_time(generation - 1)
+        return watermark_ms < older_generation_ms

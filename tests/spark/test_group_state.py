@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -108,6 +107,37 @@ def test_a_group_view_whose_keys_are_all_emptied_keeps_no_state_rows(spark: Any,
 
 @pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")
 @pytest.mark.heavy
+def test_an_older_generation_is_evicted_when_the_new_one_is_read_in_a_micro_batch_of_its_own(
+        spark: Any, tmp_path: Any) -> None:
+    """The compaction's generation (no live group: a file without rows) is read by a
+    micro-batch without rows, which sets no watermark; the rows of the next step set it, and
+    the step after evicts generation 0. The view keeps the watermark until then. Before, it
+    was dropped two micro-batches after the compaction, counted, not seen: here, after the
+    step that set the watermark, so generation 0's 3 emptied groups stayed in the state for
+    ever (this test failed: 5 state rows)."""
+    root, seen = f"file://{tmp_path}", Recorded()
+    runner = sum_runner(spark, root, seen, floor=1)
+    try:
+        runner.step(spark.createDataFrame([(1, 10, 1)], ROWS))
+        runner.step(spark.createDataFrame([(1, 10, -1)], ROWS))  # emptied: generation 1 written
+        assert runner.generations.current == 1 and runner.view.evicting
+        runner.step(spark.createDataFrame([], ROWS))  # generation 1's file alone: no row, no watermark
+        assert runner.view.evicting
+        runner.step(spark.createDataFrame([(99, 1, 1)], ROWS))  # sets the watermark
+        assert runner.view.evicting, "the watermark was dropped before generation 0 was evicted"
+        runner.step(spark.createDataFrame([(98, 2, 1)], ROWS))  # evicts generation 0
+        assert runner.progress is not None
+        assert runner.progress["stateOperators"][0]["numRowsRemoved"] == 2  # key 1's group, pair (1, 10)'s
+        assert not runner.view.evicting
+        assert seen.steps[-2:] == [{99: 1}, {98: 2}]
+        stored = state_rows(spark, f"{root}/checkpoint")
+        assert stored == 4, f"{stored} state rows kept for a view of 2 keys and 2 pairs"
+    finally:
+        runner.stop()
+
+
+@pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.heavy
 def test_a_compacted_view_resumed_in_a_new_runner_reads_its_generation_once(
         spark: Any, tmp_path: Any) -> None:
     """A runner compacts and stops before the next step; a runner built again on the same
@@ -202,20 +232,12 @@ def test_the_pipeline_compacts_a_sum_view_between_runs(spark: Any, tmp_path: Any
 
 def applied_files(out: Any, name: str) -> set[str]:
     """The names of the input files in the committed micro-batches of view ``name``, read from
-    its checkpoint's source logs (a JSON line per file after a version line)."""
-    checkpoint = out / "_checkpoint" / name
-    commits = [int(p.name) for p in (checkpoint / "commits").glob("*") if p.name.isdigit()]
-    if not commits:
-        return set()
-    found = set()
-    for log in (checkpoint / "sources").glob("*/*"):
-        if not log.name.removesuffix(".compact").isdigit():
-            continue  # a checksum file
-        for line in log.read_text().splitlines()[1:]:
-            entry = json.loads(line) if line.strip() else None
-            if entry and entry["batchId"] <= max(commits):
-                found.add(entry["path"].rsplit("/", 1)[-1])
-    return found
+    its checkpoint (the input folder is its query's first source)."""
+    from spark_impl.storage.local_fs import LocalFS
+    from spark_impl.storage.query_log import committed_files
+
+    checkpoint = f"file://{out}/_checkpoint/{name}"
+    return {path.rsplit("/", 1)[-1] for path in committed_files(LocalFS(), checkpoint)}
 
 
 @pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")

@@ -543,3 +543,32 @@ def test_the_reach_view_loses_no_change_when_killed_between_publishing_and_savin
     second = read_changes(spark, str(out), "reach", 1).collect()
     assert sorted((r["node"], r["added"]) for r in second) == [(2, False), (3, False)]
     assert sorted(r[0] for r in read_view(spark, str(out), "reach").collect()) == [1]
+
+
+class _Query:
+    """A streaming query's face as a stop sees it, running a micro-batch for ``polls`` reads
+    of its status."""
+
+    def __init__(self, polls: int) -> None:
+        self.polls, self.isActive = polls, True
+
+    @property
+    def status(self) -> dict[str, bool]:
+        self.polls -= 1
+        return {"isTriggerActive": self.polls >= 0}
+
+
+def test_a_stop_waits_for_the_micro_batch_under_way_and_no_longer_than_its_bound() -> None:
+    """A query is stopped between two micro-batches when the one under way ends within the
+    bound (a stop amid one wastes it, and Spark's stream thread dies of a stack overflow as it
+    classifies the interruption), and no later than the bound when it does not."""
+    import time
+
+    from spark_impl.pipeline import _between_micro_batches
+
+    ending = _Query(3)
+    _between_micro_batches(ending, wait=600)  # type: ignore[arg-type]
+    assert ending.polls == -1  # three reads under way, the fourth between micro-batches
+    endless, began = _Query(10**9), time.monotonic()
+    _between_micro_batches(endless, wait=0.3)  # type: ignore[arg-type]
+    assert time.monotonic() - began >= 0.3 and endless.polls < 10**9
