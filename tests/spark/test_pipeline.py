@@ -75,13 +75,14 @@ def changes_of(spark: Any, out: Path, batch_id: int, name: str = "reduce-sum") -
 
 
 def run(spark: Any, inp: Path, out: Path, *, quarantine: bool = False, reducer: str = "sum",
-        files_per_batch: int = 1, log: Any = lambda _: None) -> int:
+        files_per_batch: int = 1, log: Any = lambda _: None, compaction_floor: int | None = None) -> int:
     from spark_impl.pipeline import ViewSpec
     from spark_impl.pipeline import run as run_pipeline
 
     spark.conf.unset("spark.sql.files.ignoreMissingFiles")
+    floor = {} if compaction_floor is None else {"compaction_floor": compaction_floor}
     return run_pipeline(spark, str(inp), str(out), None, [ViewSpec("reduce", reducer)],
-                        quarantine=quarantine, files_per_batch=files_per_batch, log=log)
+                        quarantine=quarantine, files_per_batch=files_per_batch, log=log, **floor)
 
 
 BATCHES: list[Rows] = [

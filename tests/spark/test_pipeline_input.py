@@ -89,6 +89,29 @@ def test_a_recorded_input_missing_at_restart_is_reported(spark: Any, tmp_path: P
 
 
 @pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.heavy
+def test_a_recorded_input_missing_after_a_generation_read_alone_is_reported(
+        spark: Any, tmp_path: Path) -> None:
+    """As above, after a compaction whose generation folder a micro-batch read alone (the run
+    after the compaction found no new file): from then on the input's own log numbers lag the
+    micro-batches'. Before, the run read the input's log numbered as the micro-batch it
+    re-runs (none there), found no file recorded, and Spark ran the micro-batch without the
+    missing file: status 0, its changes lost."""
+    inp, out, messages = tmp_path / "in", tmp_path / "out", list[str]()
+    write_batch(inp, "b0.jsonl", [{"key": "a", "value": 3}], 0)
+    write_batch(inp, "b1.jsonl", [{"key": "a", "value": 3, "weight": -1}], 1)
+    assert run(spark, inp, out, compaction_floor=1, log=messages.append) == 0
+    assert any("re-stated as generation 1" in m for m in messages), messages
+    assert run(spark, inp, out, compaction_floor=1) == 0  # the generation's folder alone
+    bad = write_batch(inp, "b2.jsonl", [{"key": "z", "value": 3, "weight": -1}], 2)
+    assert run(spark, inp, out, compaction_floor=1) == 3
+    bad.unlink()
+    messages.clear()
+    assert run(spark, inp, out, compaction_floor=1, log=messages.append) == 3
+    assert any("b2.jsonl" in m and "is missing" in m for m in messages), messages
+
+
+@pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")
 def test_a_file_older_than_a_week_is_read(spark: Any, tmp_path: Path) -> None:
     """Spark's file source skips a file more than ``maxFileAge`` (7 days by default) older
     than the newest it has seen: a late file stamped eight days back is read all the same."""
