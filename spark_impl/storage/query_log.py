@@ -91,9 +91,7 @@ def batch_files(fs: FileSystem, checkpoint: str, batch: int, source: int = 0) ->
     if upto is None:
         return []
     before = source_offset(fs, checkpoint, batch - 1, source) if batch > 0 else None
-    first = 0 if before is None else before + 1
-    return [e["path"] for log_batch in range(first, upto + 1)
-            for e in _source_entries(fs, checkpoint, source, log_batch)]
+    return _files(fs, checkpoint, source, 0 if before is None else before + 1, upto)
 
 
 def committed_files(fs: FileSystem, checkpoint: str, source: int = 0) -> list[str]:
@@ -102,5 +100,10 @@ def committed_files(fs: FileSystem, checkpoint: str, source: int = 0) -> list[st
     upto = None if last is None else source_offset(fs, checkpoint, last, source)
     if upto is None:
         return []
-    return [e["path"] for log_batch in range(upto + 1)
+    return _files(fs, checkpoint, source, 0, upto)
+
+
+def _files(fs: FileSystem, checkpoint: str, source: int, first: int, last: int) -> list[str]:
+    """The files of source ``source``'s own batches ``first`` to ``last``, in order."""
+    return [e["path"] for log_batch in range(first, last + 1)
             for e in _source_entries(fs, checkpoint, source, log_batch)]
