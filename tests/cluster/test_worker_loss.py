@@ -29,7 +29,7 @@ from tests.spark.test_pipeline import (
 
 pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 
-FILES = 6
+FILES = 4
 #: the progress (micro-batches committed over the three views, run one after another) at
 #: which the worker is lost: in the sum view's micro-batches, then in the reach view's (its
 #: fixpoint updates, whose scratch frames live in the executor's blocks)
@@ -49,7 +49,7 @@ def wait_for_progress(process: subprocess.Popen[str], out: Path, point: int, log
 @pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")  # (its reach view: FIX-DEC-SPARK-STATE too; a check cites one paper)
 def test_a_worker_lost_mid_update_with_its_folders_loses_nothing(
         cluster: Cluster, spark: Any, tmp_path: Path) -> None:
-    """``incspec pipeline`` with a sum, a min and a reach view over six files on the
+    """``incspec pipeline`` with a sum, a min and a reach view over four files on the
     cluster of two workers, an executor on each; a worker is killed with its executor and
     its folders deleted twice (in the sum view's micro-batches, then in the reach view's:
     first the oldest worker, then the other original one), a new worker started each time.
