@@ -78,11 +78,12 @@ def run(spark: Any, inp: Path, out: Path, *, quarantine: bool = False, reducer: 
         files_per_batch: int = 1, log: Any = lambda _: None, compaction_floor: int | None = None) -> int:
     from spark_impl.pipeline import ViewSpec
     from spark_impl.pipeline import run as run_pipeline
+    from spark_impl.reduce.group_generations import COMPACTION_FLOOR
 
     spark.conf.unset("spark.sql.files.ignoreMissingFiles")
-    floor = {} if compaction_floor is None else {"compaction_floor": compaction_floor}
     return run_pipeline(spark, str(inp), str(out), None, [ViewSpec("reduce", reducer)],
-                        quarantine=quarantine, files_per_batch=files_per_batch, log=log, **floor)
+                        quarantine=quarantine, files_per_batch=files_per_batch, log=log,
+                        compaction_floor=COMPACTION_FLOOR if compaction_floor is None else compaction_floor)
 
 
 BATCHES: list[Rows] = [
