@@ -122,8 +122,10 @@ def test_the_reference_passes_and_a_recomputing_engine_fails_in_process() -> Non
     reference = scaling.run_probes(InProcess(resolve("reference")), SIZES, probes=scaling.PROBES, clock=CPU)
     assert reference and all(r.passed for r in reference), scaling.report(reference)
     recomputing = scaling.run_probes(InProcess(Recomputing()), SIZES, clock=CPU)
+    # failing is the claim; no margin beyond the threshold is (a recomputed distinct measured
+    # x21-x23 from 100 to 10,000 elements on a quiet machine: its step's fixed cost weighs at
+    # the smallest size)
     assert recomputing and not any(r.passed for r in recomputing), scaling.report(recomputing)
-    assert all(r.growth > 3 * scaling.THRESHOLD for r in recomputing)
     assert "COST FAIL" in scaling.report(recomputing)
 
 
