@@ -106,8 +106,8 @@ SPARK_PAPERS = ("reduce", "fixpoint", "zset", "stream")
 @pytest.mark.parametrize("package", [*SPARK_PAPERS, "storage"])
 def test_spark_papers_import_no_other_paper_nor_the_faces_above_them(package: str) -> None:
     """``spark_impl/reduce/``, ``fixpoint/``, ``zset/`` and ``stream/`` each import only
-    themselves and what they share (``storage/``, ``errors``, ``values``, ``join_scope``,
-    ``conf_scope``); ``storage/`` imports no paper. None imports the pipeline, the session, the adapters."""
+    themselves and what they share (``storage/``, ``errors``, ``values``, ``driver_rows``,
+    ``join_scope``, ``conf_scope``); ``storage/`` imports no paper. None imports the pipeline, the session, the adapters."""
     found = imports_of("spark_impl", package)
     above = ("pipeline", "session", "protocol", "conformance_adapter")
     others = [p for p in SPARK_PAPERS if p != package] + list(above)

@@ -88,6 +88,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from spark_impl.connect import require_jvm
+from spark_impl.driver_rows import frame_of_rows
 from spark_impl.fixpoint import segments
 from spark_impl.fixpoint.apply_delta import KINDS, BatchSpans, apply_delta, net_rows
 from spark_impl.fixpoint.update import (
@@ -161,11 +162,11 @@ class IncrementalReachability:
     # --- frames ------------------------------------------------------------------
 
     def _frame(self, rows: Sequence[tuple[Any, ...]], *columns: str) -> DataFrame:
-        return self.spark.createDataFrame(list(rows), ", ".join(f"{c} {self.node_type}" for c in columns))
+        return frame_of_rows(self.spark, list(rows), ", ".join(f"{c} {self.node_type}" for c in columns))
 
     def _ranked(self) -> DataFrame:
         """An empty ``(node, rank)`` frame."""
-        return self.spark.createDataFrame([], f"node {self.node_type}, rank bigint")
+        return frame_of_rows(self.spark, [], f"node {self.node_type}, rank bigint")
 
     @staticmethod
     def _built(roots: DataFrame, edges: DataFrame, live: DataFrame) -> KeyedTables:
@@ -337,7 +338,7 @@ class IncrementalReachability:
                 + [("E+", u, v) for u, v in adding_edges]
                 + [("E-", u, v) for u, v in dict.fromkeys((u, v) for u, v in remove_edges)
                    if (u, v) not in adding_edges])
-        batch = self.spark.createDataFrame(rows, f"kind string, src {self.node_type}, dst {self.node_type}")
+        batch = frame_of_rows(self.spark, rows, f"kind string, src {self.node_type}, dst {self.node_type}")
         counts = {k: sum(1 for row in rows if row[0] == k) for k in KINDS}
         return self._applied(batch, counts, BatchSpans.of(rows))
 

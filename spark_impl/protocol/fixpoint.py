@@ -13,6 +13,7 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 
 from conformance.protocols import EngineError, FixpointChange, FixpointObservation, Value
+from spark_impl.driver_rows import frame_of_rows
 from spark_impl.fixpoint.reachability import IncrementalReachability
 from spark_impl.fixpoint.update import Work
 from spark_impl.protocol import decode, encode, speaks_suite_errors
@@ -42,10 +43,10 @@ class SparkFixpointEngine:
         self.only_changes = True
 
     def _nodes(self, nodes: Iterable[Value]) -> DataFrame:
-        return self.spark.createDataFrame([(encode(n),) for n in nodes], "node string")
+        return frame_of_rows(self.spark, [(encode(n),) for n in nodes], "node string")
 
     def _edges(self, edges: Iterable[Any]) -> DataFrame:
-        return self.spark.createDataFrame(_pairs(edges), "src string, dst string")
+        return frame_of_rows(self.spark, _pairs(edges), "src string, dst string")
 
     def _observe(self, added: set[Any], removed: set[Any], work: Work) -> FixpointObservation:
         if self.only_changes:

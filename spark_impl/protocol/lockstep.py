@@ -28,6 +28,7 @@ from conformance.protocols import (
     ReduceObservation,
     Value,
 )
+from spark_impl.driver_rows import frame_of_rows
 from spark_impl.fixpoint.reachability import IncrementalReachability
 from spark_impl.protocol import decode, encode, view_changes
 from spark_impl.protocol.reduce import SparkReduceEngine, suite_refusal
@@ -79,8 +80,7 @@ class _ReducerGroup:
         once; the others go again. Returns
         each remaining case's work counters."""
         def frame() -> DataFrame:
-            return self.adapter.spark.createDataFrame([r for rs in deltas.values() for r in rs],
-                                                      self.runner.schema)
+            return frame_of_rows(self.adapter.spark, [r for rs in deltas.values() for r in rs], self.runner.schema)
 
         def without_refused(refused: Refused) -> DataFrame | None:
             """The micro-batch again without the cases the refusal names (None: none left)."""

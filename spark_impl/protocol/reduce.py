@@ -23,6 +23,7 @@ from typing import Any
 from pyspark.sql import Column, DataFrame, SparkSession
 
 from conformance.protocols import EngineError, ReduceObservation, Value
+from spark_impl.driver_rows import frame_of_rows
 from spark_impl.errors import SparkEngineError
 from spark_impl.protocol import decode, encode, view_changes
 from spark_impl.reduce.group_generations import COMPACTION_FLOOR
@@ -117,7 +118,7 @@ class SparkReduceEngine:
         """One micro-batch; a refusal raised as the suite's error, with the suite's key."""
         runner.work = {}
         try:
-            runner.step(self.spark.createDataFrame(rows, runner.schema))
+            runner.step(frame_of_rows(self.spark, rows, runner.schema))
         except InvalidDelta as refused:
             raise suite_refusal(refused) from None
         except SparkEngineError as error:

@@ -8,6 +8,7 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from conformance.protocols import EngineError, Value, WeightedRows
+from spark_impl.driver_rows import frame_of_rows
 from spark_impl.protocol import decode, encode, speaks_suite_errors
 from spark_impl.zset.dataflow import SCHEMA, Program, ZSetDataflow
 
@@ -37,7 +38,7 @@ class SparkZSetEngine:
                 data = [(encode(e), int(w)) for e, w in rows]
             except (TypeError, ValueError) as exc:
                 raise EngineError("malformed-input", f"input {name!r}: {exc}") from None
-            frames[name] = self.spark.createDataFrame(data, SCHEMA)
+            frames[name] = frame_of_rows(self.spark, data, SCHEMA)
         out = self.flow.step(frames)
         return sorted(((decode(r["e"]), int(r["w"])) for r in out.collect()), key=lambda p: encode(p[0]))
 

@@ -86,6 +86,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.functions import pandas_udf
 
 from spark_impl.connect import require_jvm
+from spark_impl.driver_rows import frame_of_rows
 from spark_impl.errors import SparkEngineError, with_restarts
 from spark_impl.join_scope import without_broadcasts
 from spark_impl.storage.frames import KeptFrames, materialise_counted, union_all, union_coalesced
@@ -244,7 +245,7 @@ class Trace:
             if wanted == self.base_times:
                 frames.append(self.base)
             else:
-                keep = self.spark.createDataFrame(sorted(wanted), ", ".join(f"{c} int" for c in tcols(self.depth)))
+                keep = frame_of_rows(self.spark, sorted(wanted), ", ".join(f"{c} int" for c in tcols(self.depth)))
                 frames.append(self.base.join(F.broadcast(keep), tcols(self.depth), "left_semi"))
         # coalesced: the pieces' partitions together grow with the versions and iterations kept
         return union_coalesced([f.select(*cols, *tcols(self.depth)) for f in frames]) if frames else None
@@ -421,7 +422,7 @@ class ZSetDataflow:
         self.work: dict[str, int] = {}
 
     def empty(self) -> DataFrame:
-        return self.spark.createDataFrame([], SCHEMA)
+        return frame_of_rows(self.spark, [], SCHEMA)
 
     @property
     def inputs(self) -> dict[str, DataFrame]:
