@@ -52,7 +52,10 @@ and consolidated. They are not partitioned by key: ``distinct``/``reduce``
 compute on the affected keys only, but Spark still scans the trace up to
 ``t`` to find their rows (a semi-join with the keys), and a join scans the
 stored side to cut it to the current side's keys. Element functions (map functions, predicates) run in pandas
-UDFs (Arrow); keys, weights, times and aggregates are native Spark columns. A
+UDFs (Arrow), and so does the split of a pair into its key and value, once, where the pair
+enters the trace a join or a reduce reads (the trace keeps both: a Python evaluation is some
+40 ms a task even on tiny data, and a join's every evaluation read both sides' values);
+keys, values, weights, times and aggregates are native Spark columns from there on. A
 function applied to an element of the wrong shape fails the step with
 ``malformed-input``; a loop with ``X_m != X_(m-1)`` (``m = max_iterations``)
 with ``no-fixpoint``. A failed step leaves the state as it was (a step works
@@ -119,15 +122,15 @@ def _filter_udf(pred: str) -> Any:
     return _udf(lambda s: s.map(lambda text: bool(p(decode(text)))), "boolean")
 
 
-def _part_udf(index: int, op: str) -> Any:
-    """The key (index 0) or the value (index 1) of a pair element, as JSON text."""
+def _pair_udf(op: str) -> Any:
+    """The key and the value of a pair element, as JSON texts (a struct ``k, v``): one Python
+    evaluation gives both, where the element enters the trace a keyed operator reads."""
 
-    def pick(text: str) -> str:
-        x = decode(text)
-        key_of(x, op)  # checks the shape
-        return encode(x[index])
+    def parts(texts: pd.Series) -> pd.DataFrame:
+        pairs = [(encode(key_of(x, op)), encode(x[1])) for x in map(decode, texts)]
+        return pd.DataFrame(pairs, columns=["k", "v"], dtype=object)
 
-    return _udf(lambda s: s.map(pick), "string")
+    return _udf(parts, "k string, v string")
 
 
 # --- Z-set operations on DataFrames ----------------------------------------------------
@@ -192,8 +195,9 @@ SEMI_JOIN_LIMIT = 10_000
 class Trace:
     """The differences of one collection by time (DD's trace): an append-only map
     from each time to its materialised, consolidated, non-zero difference
-    (``e, w`` and the key ``k`` when a keyed operator reads it), and a compacted
-    *base* ``(e, w, [k,] t0, ..)`` into which the pieces are folded every
+    (``e, w``; the key ``k`` when a keyed operator reads it, and a pair's value ``v`` when
+    that operator is a join or a reduce), and a compacted *base* ``(e, w, [k, [v,]] t0, ..)``
+    into which the pieces are folded every
     :data:`COMPACT_EVERY` times. The set of times is known to the driver (small
     control values); the data stays in Spark.
 
@@ -203,10 +207,12 @@ class Trace:
     they are stored as ``(τ, u_1, ..)``, consolidated (DD's trace compaction).
     """
 
-    def __init__(self, spark: SparkSession, depth: int, keyed: bool) -> None:
+    def __init__(self, spark: SparkSession, depth: int, columns: tuple[str, ...] = ("e", "w")) -> None:
         self.spark = spark
         self.depth = depth
-        self.keyed = keyed
+        #: ``e, w``, with the key ``k`` when a keyed operator reads it, and the value ``v`` when
+        #: that operator (``join``, ``reduce``) reads a pair's value
+        self._columns = columns
         self.pieces: dict[Time, DataFrame] = {}
         self.base: DataFrame | None = None
         self.base_times: frozenset[Time] = frozenset()
@@ -214,14 +220,14 @@ class Trace:
         self.base_size = 0
 
     def copy(self) -> Trace:
-        other = Trace(self.spark, self.depth, self.keyed)
+        other = Trace(self.spark, self.depth, self._columns)
         other.pieces = dict(self.pieces)
         other.base, other.base_times = self.base, self.base_times
         other.sizes, other.base_size = dict(self.sizes), self.base_size
         return other
 
     def columns(self) -> list[str]:
-        return ["e", "w", "k"] if self.keyed else ["e", "w"]
+        return list(self._columns)
 
     def times(self) -> set[Time]:
         return set(self.pieces) | set(self.base_times)
@@ -270,7 +276,7 @@ class Trace:
             return
         everything = self.rows(self.times())
         assert everything is not None
-        keys = ["e", "k"] if self.keyed else ["e"]
+        keys = [c for c in self._columns if c != "w"]  # k and v: functions of e
         inner = tcols(self.depth)[1:]
         folded = everything.groupBy(*keys, *inner).agg(F.sum("w").alias("w")).where(F.col("w") != 0) \
             .select(*self.columns(), F.lit(version).cast("int").alias("t0"), *inner)
@@ -284,20 +290,26 @@ class Trace:
 # --- operators on differences by time ------------------------------------------------------
 
 
+def trace_columns(kind: str | None) -> tuple[str, ...]:
+    """The columns of a trace read by an operator of ``kind`` (none: a linear one's, a loop's)."""
+    return ("e", "w") if kind is None else ("e", "w", "k") if kind == "distinct" else ("e", "w", "k", "v")
+
+
 def _with_key(df: DataFrame, kind: str) -> DataFrame:
-    """``df (e, w)`` with its key ``k``: the element (distinct) or its first component."""
+    """``df (e, w)`` with its key ``k``: the element (distinct), or its first component and
+    the second as ``v`` (join, reduce)."""
     if kind == "distinct":
         return df.select("e", "w", F.col("e").alias("k"))
-    return df.select("e", "w", _part_udf(0, kind)(F.col("e")).alias("k"))
+    return df.select("e", "w", _pair_udf(kind)(F.col("e")).alias("p")).select("e", "w", "p.k", "p.v")
 
 
 def join_timed(left: DataFrame, right: DataFrame, t: Time, partitions: int) -> DataFrame:
     """``Σ c_r ⋈ d_s`` over the rows of the two traces whose times join to ``t``
     (``r ∨ s = t``); both sides keyed by ``k`` (stored) and hash partitioned on it."""
     d = len(t)
-    lk = left.select("k", _part_udf(1, "join")(F.col("e")).alias("v"), "w",
+    lk = left.select("k", "v", "w",
                      *[F.col(c).alias("l" + c) for c in tcols(d)]).repartition(partitions, "k")
-    rk = right.select("k", _part_udf(1, "join")(F.col("e")).alias("b"), F.col("w").alias("wb"),
+    rk = right.select("k", F.col("v").alias("b"), F.col("w").alias("wb"),
                       *[F.col(c).alias("r" + c) for c in tcols(d)]).repartition(partitions, "k")
     at_t = fold_left(lambda a, b: a & b, [F.greatest(F.col("l" + c), F.col("r" + c)) == v
                                           for c, v in zip(tcols(d), t, strict=True)])
@@ -313,8 +325,8 @@ def distinct_by_corner(df: DataFrame) -> DataFrame:
 
 
 def reduce_by_corner(df: DataFrame, agg: str) -> DataFrame:
-    """``reduce`` of each corner's collection (column ``c``; rows keyed by ``k``)."""
-    pairs = df.select("c", "k", _part_udf(1, "reduce")(F.col("e")).alias("v"), "w") \
+    """``reduce`` of each corner's collection (column ``c``; rows keyed by ``k``, values ``v``)."""
+    pairs = df.select("c", "k", "v", "w") \
         .groupBy("c", "k", "v").agg(F.sum("w").alias("w")).where(F.col("w") != 0)
     if agg == "count":
         value = F.sum("w").cast("string")
@@ -574,7 +586,7 @@ class _Step:
         diff, size = materialise_counted(diff)
         if size == 0:
             return None
-        trace = self.traces.setdefault(path, Trace(self.flow.spark, len(t), key is not None))
+        trace = self.traces.setdefault(path, Trace(self.flow.spark, len(t), trace_columns(key)))
         trace.add(t, diff, size)
         self.work["recorded"] += 1
         return diff
@@ -671,7 +683,7 @@ class _Step:
         assert rows is not None
         restricted = rows.join(F.broadcast(keys) if affected <= SEMI_JOIN_LIMIT else keys, "k", "left_semi")
         signs = corners(t)
-        by_corner = union_all([restricted.where(_below("", len(t), u)).select(F.lit(i).alias("c"), "e", "w", "k")
+        by_corner = union_all([restricted.where(_below("", len(t), u)).select(F.lit(i).alias("c"), *trace.columns())
                                for i, (u, _) in enumerate(signs)])
         out = distinct_by_corner(by_corner) if kind == "distinct" else reduce_by_corner(by_corner, agg)
         sign = F.lit(0)
