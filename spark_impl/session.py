@@ -23,6 +23,8 @@ import sys
 import tempfile
 from typing import Any
 
+from py4j.protocol import Py4JError
+
 from spark_impl import jvm_lookups
 from spark_impl.connect import is_connect_url
 from spark_impl.errors import SparkEngineError
@@ -220,7 +222,21 @@ def _local_executor_heap_mb(spark: Any, master: str) -> int:
     it has, whatever a later builder asked for), in ``local-cluster`` the executors' setting."""
     if master.startswith("local-cluster"):
         return _megabytes(spark.sparkContext.getConf().get("spark.executor.memory", "1g"))
-    return int(spark._jvm.java.lang.Runtime.getRuntime().maxMemory()) // (1024 * 1024)
+    return _max_heap_mb(spark._jvm)
+
+
+def _max_heap_mb(jvm: Any) -> int:
+    """The running JVM's heap limit (``-Xmx``, HotSpot's ``MaxHeapSize``), fixed for its life.
+    Not ``Runtime.maxMemory()``: the parallel collector (:data:`SMALL_DATA_JAVA_OPTIONS`)
+    reports that less one survivor space, whose size it changes as it runs, so a budget read
+    from it depended on when it was read (606 MB at a session's start, 1,822 // 3 = 607 from a
+    reading later in the same JVM). A JVM without HotSpot's diagnostic bean: ``maxMemory``."""
+    try:
+        bean = jvm.java.lang.management.ManagementFactory.getPlatformMXBean(
+            jvm.java.lang.Class.forName("com.sun.management.HotSpotDiagnosticMXBean"))
+        return int(bean.getVMOption("MaxHeapSize").getValue()) // (1024 * 1024)
+    except Py4JError:
+        return int(jvm.java.lang.Runtime.getRuntime().maxMemory()) // (1024 * 1024)
 
 
 def _megabytes(size: str) -> int:
