@@ -209,6 +209,23 @@ class SparkNative(SparkReduce):
                            runner=NativeAggregationRunner)
 
 
+class SparkBulk(SparkReduce):
+    """The same view on another path: ``bulk`` (:class:`~spark_impl.reduce.bulk_view.BulkViewRunner`:
+    state in tables, each batch merged in bulk, a staged folder read where it is) or
+    ``adaptive`` (:class:`~spark_impl.reduce.adaptive_view.AdaptiveViewRunner`: either, per batch)."""
+
+    def __init__(self, spark: Any, staging: str, path: str = "bulk") -> None:
+        super().__init__(spark, "builtin", staging)
+        self.name, self.path = f"spark-{path}", path
+
+    def _engine(self) -> Any:
+        from spark_impl.reduce.adaptive_view import AdaptiveViewRunner
+        from spark_impl.reduce.bulk_view import BulkViewRunner
+
+        runner = BulkViewRunner if self.path == "bulk" else AdaptiveViewRunner
+        return SteppedView(self.spark, spark_reducer("builtin"), "bigint", "bigint", runner=runner)
+
+
 class SparkRecompute:
     """Native recompute: ``groupBy(k).agg(sum(v·w), sum(w))`` (exact, :data:`EXACT`) over the stored rows,
     materialised, once per batch. The rows are the same Parquet table plus the

@@ -25,7 +25,9 @@ PAGE = "docs/performance.md"
 
 #: ratio columns "A ÷ B" (median time of A over median time of B: above 1, B is faster)
 RATIOS = {
-    "reduce": [("spark-recompute", "spark-builtin"), ("spark-builtin", "spark-native"),
+    "reduce": [("spark-recompute", "spark-builtin"), ("spark-recompute", "spark-bulk"),
+               ("spark-builtin", "spark-bulk"), ("spark-recompute", "spark-adaptive"),
+               ("spark-builtin", "spark-adaptive"), ("spark-builtin", "spark-native"),
                ("spark-builtin", "pathway-builtin"),
                ("spark-python", "pathway-custom"), ("flink-builtin", "pathway-builtin"),
                ("flink-custom", "pathway-custom"), ("flink-builtin", "spark-recompute"),
@@ -33,7 +35,7 @@ RATIOS = {
     "reach": [("spark-recompute", "spark-fixpoint"), ("spark-fixpoint", "pathway-iterate"),
               ("spark-recompute", "spark-zset"), ("oracle-naive", "oracle-incremental")],
 }
-ORDER = ["spark-builtin", "spark-python", "spark-native", "spark-fixpoint", "spark-zset", "spark-recompute",
+ORDER = ["spark-builtin", "spark-bulk", "spark-adaptive", "spark-python", "spark-native", "spark-fixpoint", "spark-zset", "spark-recompute",
          "pathway-builtin", "pathway-custom", "pathway-iterate", "flink-builtin", "flink-custom",
          "oracle-incremental", "oracle-naive"]
 

@@ -11,7 +11,8 @@ engine's batches so, untimed).
 from __future__ import annotations
 
 import tempfile
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from pyspark.sql import DataFrame, SparkSession
 
@@ -19,11 +20,20 @@ from spark_impl.reduce.reducer_kinds import SparkReducer
 from spark_impl.reduce.view_runner import ViewRunner
 
 
+class Stepped(Protocol):
+    """What a stepped view's runner does (a :class:`ViewRunner`, a bulk runner)."""
+
+    def step(self, rows: DataFrame) -> None: ...
+    def step_folder(self, folder: str) -> None: ...
+    def stored_sizes(self) -> dict[str, int]: ...
+    def stop(self) -> None: ...
+
+
 class SteppedView:
     """``load(df)`` / ``apply(delta)`` over ``k, v, w`` rows; ``stored_sizes()`` from the state."""
 
     def __init__(self, spark: SparkSession, reducer: SparkReducer, key_type: str, value_type: str,
-                 root: str | None = None, runner: type[ViewRunner] = ViewRunner) -> None:
+                 root: str | None = None, runner: Callable[..., Stepped] = ViewRunner) -> None:
         """``runner``: the view runner stepped (another view, as the benchmark's native
         aggregation, :mod:`benchmarks.native_aggregation`)."""
         root = root or "file://" + tempfile.mkdtemp(prefix="incspec-view-")

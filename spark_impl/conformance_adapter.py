@@ -11,7 +11,7 @@ driver threads, so cases overlap their job latency.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conformance.api import handshake
 from conformance.protocols import (
@@ -22,6 +22,9 @@ from conformance.protocols import (
     StreamEngine,
     ZSetEngine,
 )
+
+if TYPE_CHECKING:  # Spark is imported when a session is first needed
+    from spark_impl.protocol.reduce import RunnerPath
 
 VERSION = "0.1.0"
 #: concurrent cases (or lockstep batches); job latency, not CPU, is what they overlap
@@ -36,7 +39,11 @@ class SparkImplementation:
     #: machine's load, so a limit would make a case's outcome depend on it (``--timeout`` sets one)
     case_timeout = None
 
-    def __init__(self) -> None:
+    def __init__(self, reduce_path: RunnerPath = "stream") -> None:
+        """``reduce_path``: where group reducers keep their state (another than ``stream``:
+        the reduce area alone; ``--impl spark_impl.conformance_adapter:bulk_implementation``,
+        ``...:adaptive_implementation``)."""
+        self.reduce_path = reduce_path
         self._spark: Any = None
         self._starting = threading.Lock()  # one session, however many cases ask at once
 
@@ -53,16 +60,18 @@ class SparkImplementation:
         import pyspark
 
         # every feature of the suite's features list
-        return handshake("incspec-spark", f"{VERSION} (pyspark {pyspark.__version__})", areas=self.areas())
+        name = "incspec-spark" if self.reduce_path == "stream" else f"incspec-spark ({self.reduce_path} path)"
+        return handshake(name, f"{VERSION} (pyspark {pyspark.__version__})", areas=self.areas())
 
-    @staticmethod
-    def areas() -> tuple[str, ...]:
+    def areas(self) -> tuple[str, ...]:
+        if self.reduce_path != "stream":
+            return ("reduce",)
         return ("reduce", "fixpoint", "zset", "stream")
 
     def reduce_engine(self) -> ReduceEngine | None:
         from spark_impl.protocol.reduce import SparkReduceEngine
 
-        return SparkReduceEngine(self.spark)
+        return SparkReduceEngine(self.spark, path=self.reduce_path)
 
     def fixpoint_engine(self) -> FixpointEngine | None:
         from spark_impl.protocol.fixpoint import SparkFixpointEngine
@@ -83,7 +92,7 @@ class SparkImplementation:
         from spark_impl.protocol.lockstep import SparkLockstepFixpoint, SparkLockstepReduce
 
         if area == "reduce":
-            return SparkLockstepReduce(self.spark)
+            return SparkLockstepReduce(self.spark, self.reduce_path)
         if area == "fixpoint":
             return SparkLockstepFixpoint(self.spark)
         if area == "stream":
@@ -94,3 +103,7 @@ class SparkImplementation:
 
 
 implementation = SparkImplementation()
+#: the same, its group reducers' views on the bulk path (the reduce area only)
+bulk_implementation = SparkImplementation("bulk")
+#: the same, its group reducers' views on the path each step's cost model chooses
+adaptive_implementation = SparkImplementation("adaptive")

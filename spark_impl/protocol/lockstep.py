@@ -31,9 +31,8 @@ from conformance.protocols import (
 from spark_impl.driver_rows import frame_of_rows
 from spark_impl.fixpoint.reachability import IncrementalReachability
 from spark_impl.protocol import decode, encode, view_changes
-from spark_impl.protocol.reduce import SparkReduceEngine, suite_refusal
+from spark_impl.protocol.reduce import Runner, RunnerPath, SparkReduceEngine, suite_refusal
 from spark_impl.reduce.maintained_view import InvalidDelta, Refused
-from spark_impl.reduce.view_runner import ViewRunner
 
 Collection = Mapping[Value, Sequence[Value]]
 
@@ -48,12 +47,14 @@ class _ReducerGroup:
     """The cases declaring one reducer (same name and parameters): one maintained view
     for all, its keys ``[case tag, key]``, one micro-batch per lockstep step."""
 
-    def __init__(self, spark: SparkSession, reducer: str, params: Mapping[str, Value]) -> None:
-        self.adapter = SparkReduceEngine(spark)  # rows in, accumulators out: the per-case encoding
+    def __init__(self, spark: SparkSession, reducer: str, params: Mapping[str, Value],
+                 path: RunnerPath = "stream") -> None:
+        # rows in, accumulators out: the per-case encoding
+        self.adapter = SparkReduceEngine(spark, path=path)
         self.adapter.declare(reducer, params)
         self.changed: list[tuple[CaseTag, Value, Value | None]] = []
         case_of_key = F.regexp_extract(F.col("k"), r"^\[(\d+),", 1).cast("int")
-        self.runner: ViewRunner = self.adapter.new_runner(self._collect, work_by=case_of_key,
+        self.runner: Runner = self.adapter.new_runner(self._collect, work_by=case_of_key,
                                                           polling_delay=IDLE_POLLING)
 
     def _collect(self, changes: DataFrame, batch_id: int) -> None:
@@ -120,8 +121,9 @@ class SparkLockstepReduce:
 
     work_per_case = True
 
-    def __init__(self, spark: SparkSession) -> None:
-        self.spark = spark
+    def __init__(self, spark: SparkSession, path: RunnerPath = "stream") -> None:
+        """``path``: where the group reducers' views keep their state (:data:`~spark_impl.protocol.reduce.RunnerPath`)."""
+        self.spark, self.path = spark, path
         self.groups: dict[str, _ReducerGroup] = {}
         self.group_of: dict[CaseTag, _ReducerGroup] = {}
         self.collections: dict[CaseTag, dict[Value, list[Value]]] = {}
@@ -135,7 +137,7 @@ class SparkLockstepReduce:
             name = encode([reducer, params])
             try:
                 if name not in self.groups:
-                    self.groups[name] = _ReducerGroup(self.spark, reducer, params)
+                    self.groups[name] = _ReducerGroup(self.spark, reducer, params, self.path)
             except EngineError as refused:  # the adapter's declare speaks the suite's errors
                 out[i] = refused
                 continue

@@ -2,7 +2,10 @@
 
 Each case runs the production path: a maintained view
 (:mod:`spark_impl.reduce.maintained_view`) over a streaming source, one micro-batch per
-step (:class:`~spark_impl.reduce.view_runner.ViewRunner`), state in the state store.
+step (:class:`~spark_impl.reduce.view_runner.ViewRunner`), state in the state store; or,
+for a group reducer on the bulk path (``path="bulk"``), one table merge per step
+(:class:`~spark_impl.reduce.bulk_view.BulkViewRunner`), or either, chosen per step
+(``path="adaptive"``, :class:`~spark_impl.reduce.adaptive_view.AdaptiveViewRunner`).
 A ``load`` replaces the collection, so it starts a fresh stream whose first
 micro-batch is the collection. Keys travel as canonical JSON text; values as
 integers (``decimal(38,0)``) for the numeric reducers, else as JSON text. The
@@ -18,7 +21,7 @@ import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal
 
 from pyspark.sql import Column, DataFrame, SparkSession
 
@@ -26,6 +29,8 @@ from conformance.protocols import EngineError, ReduceObservation, Value
 from spark_impl.driver_rows import frame_of_rows
 from spark_impl.errors import SparkEngineError
 from spark_impl.protocol import decode, encode, view_changes
+from spark_impl.reduce.adaptive_view import AdaptiveViewRunner
+from spark_impl.reduce.bulk_view import BulkViewRunner
 from spark_impl.reduce.group_generations import COMPACTION_FLOOR
 from spark_impl.reduce.maintained_view import JSON_TEXT, InvalidDelta
 from spark_impl.reduce.reducer_kinds import GroupReducer, PythonReducer, SparkReducer
@@ -33,6 +38,11 @@ from spark_impl.reduce.suite_reducers import named_reducer, numeric_values
 from spark_impl.reduce.view_runner import Sink, ViewRunner
 
 INTEGER = "decimal(38,0)"
+#: Where a group reducer's view keeps its state: the state store (``stream``), tables merged
+#: in bulk (``bulk``), or either, chosen batch by batch (``adaptive``); the others keep theirs
+#: in the state store whatever is asked.
+RunnerPath = Literal["stream", "bulk", "adaptive"]
+Runner = ViewRunner | BulkViewRunner | AdaptiveViewRunner
 
 
 def _integer(value: Any) -> Decimal:
@@ -53,11 +63,13 @@ def _plain(value: Any) -> Any:
 class SparkReduceEngine:
     """One case's reduce engine: declare, then load/apply, each step a micro-batch."""
 
-    def __init__(self, spark: SparkSession, compaction_floor: int = COMPACTION_FLOOR) -> None:
-        """``compaction_floor``: a group view's (:class:`~spark_impl.reduce.view_runner.ViewRunner`)."""
-        self.spark, self.compaction_floor = spark, compaction_floor
+    def __init__(self, spark: SparkSession, compaction_floor: int = COMPACTION_FLOOR,
+                 path: RunnerPath = "stream") -> None:
+        """``compaction_floor``: a group view's (:class:`~spark_impl.reduce.view_runner.ViewRunner`);
+        ``path``: where a group reducer's state is held (:data:`RunnerPath`)."""
+        self.spark, self.compaction_floor, self.path = spark, compaction_floor, path
         self.reducer: SparkReducer | None = None
-        self.runner: ViewRunner | None = None
+        self.runner: Runner | None = None
         self.view: dict[Value, Value] = {}
         self._changes: dict[Value, Value | None] = {}
         self.only_changes = False  # observations without the view (the feature changes-only)
@@ -81,9 +93,10 @@ class SparkReduceEngine:
         return self.reducer
 
     def new_runner(self, sink: Sink, work_by: Column | None = None,
-                   polling_delay: str | None = None) -> ViewRunner:
+                   polling_delay: str | None = None) -> Runner:
         """A maintained view of the declared reducer over a fresh local folder
-        (``polling_delay``: :class:`~spark_impl.reduce.view_runner.ViewRunner`'s)."""
+        (``polling_delay``: :class:`~spark_impl.reduce.view_runner.ViewRunner`'s); a group
+        reducer's on the bulk path when the engine's :attr:`path` says so."""
         r = self._reducer()
         if numeric_values(r):
             value_type = column_type = INTEGER
@@ -93,6 +106,11 @@ class SparkReduceEngine:
         folder = tempfile.mkdtemp(prefix="incspec-reduce-case-")
         atexit.register(shutil.rmtree, folder, True)  # a case's stream lives as long as the run
         root = "file://" + folder
+        if self.path != "stream" and isinstance(r, GroupReducer):
+            runner = BulkViewRunner if self.path == "bulk" else AdaptiveViewRunner
+            return runner(self.spark, r, "string", value_type, root, sink, value_column_type=column_type,
+                          with_work=True, work_by=work_by, polling_delay=polling_delay,
+                          compaction_floor=self.compaction_floor)
         return ViewRunner(self.spark, r, "string", value_type, root, sink,
                           value_column_type=column_type, with_work=True, work_by=work_by,
                           polling_delay=polling_delay, compaction_floor=self.compaction_floor)
@@ -114,7 +132,7 @@ class SparkReduceEngine:
                 counts[cell] = counts.get(cell, 0) + 1
         return [(k, v, sign * n) for (k, v), n in counts.items()]
 
-    def step(self, runner: ViewRunner, rows: list[tuple[Any, ...]]) -> None:
+    def step(self, runner: Runner, rows: list[tuple[Any, ...]]) -> None:
         """One micro-batch; a refusal raised as the suite's error, with the suite's key."""
         runner.work = {}
         try:
@@ -124,7 +142,7 @@ class SparkReduceEngine:
         except SparkEngineError as error:
             raise EngineError(error.error_class, error.message) from None
 
-    def read_view(self, runner: ViewRunner) -> dict[Value, Value]:
+    def read_view(self, runner: Runner) -> dict[Value, Value]:
         return {decode(row["key"]): self.accumulator(row["accumulator"])
                 for row in runner.read_view().collect()}
 
@@ -134,7 +152,7 @@ class SparkReduceEngine:
         self._changes = {decode(row["key"]): self.accumulator(row["accumulator"])
                          if row["present"] else None for row in changes.collect()}
 
-    def _observe(self, runner: ViewRunner, rows: list[tuple[Any, ...]],
+    def _observe(self, runner: Runner, rows: list[tuple[Any, ...]],
                  whole_view: bool = True) -> ReduceObservation:
         self._changes = {}
         self.step(runner, rows)

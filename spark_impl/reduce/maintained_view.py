@@ -182,12 +182,23 @@ def _refusal(key: Any, value: Any, before: int, steps: list[Any]) -> InvalidDelt
         removed = -sum(int(step["m"]) for step in part if step["m"] < 0)
         if removed > level:
             file = next(step["file"] for step in part if step["m"] < 0)
-            return InvalidDelta(_plain(key), _plain(value), level, removed, file)
+            return InvalidDelta(plain(key), plain(value), level, removed, file)
         level += sum(int(step["m"]) for step in part)
     raise AssertionError(f"no part of {steps!r} removes {value!r} at {key!r} beyond {before}")
 
 
-def _plain(value: Any) -> Any:
+def first_of_each_key(refusals: list[InvalidDelta]) -> InvalidDelta | None:
+    """Of breaches sorted by (key, value): the first, with the first at each other key as its
+    :attr:`~InvalidDelta.others` (None: no breach)."""
+    firsts = [next(at_key) for _, at_key in itertools.groupby(refusals, key=lambda r: r.key)]
+    if not firsts:
+        return None
+    first, *others = firsts
+    first.others = tuple(others)
+    return first
+
+
+def plain(value: Any) -> Any:
     """An integer read as ``decimal(38,0)`` as the integer it is (messages say ``3``, not
     ``Decimal('3')``)."""
     if isinstance(value, Decimal) and value == value.to_integral_value():
@@ -294,16 +305,8 @@ class MaintainedView:
         """The micro-batch's work counters, ⊕/⊖ applications and keys touched (SKIP-THM-3),
         per value of ``by`` (a column over the key ``k``; default: one total, under ``None``)."""
         if isinstance(self.reducer, GroupReducer):
-            rows = batch.where(F.col("kind") == "raw")
-            calls, keys = F.sum(F.abs("m")), F.countDistinct("k")
-        else:
-            rows, calls, keys = batch, F.sum("calls"), F.count(F.lit(1))
-        group = (by if by is not None else F.lit(None)).alias("group")
-        # small: one row in all, or one per ``by`` group (a conformance case)
-        counted = rows.groupBy(group).agg(calls.alias("calls"), keys.alias("keys")).collect()
-        out = {r["group"]: {"reducer_calls": int(r["calls"] or 0), "keys_touched": int(r["keys"])}
-               for r in counted}
-        return out if by is not None else {None: out.get(None, {"reducer_calls": 0, "keys_touched": 0})}
+            return change_work(batch.where(F.col("kind") == "raw").withColumnRenamed("m", "w"), by)
+        return work_counted(batch, F.sum("calls"), F.count(F.lit(1)), by)
 
     def foreach_batch(self, sink: Callable[[DataFrame, int], None]
                       ) -> Callable[[DataFrame, int], None]:
@@ -400,11 +403,7 @@ class MaintainedView:
         key = batch.where(overflowed(self._components())).orderBy("k").select("k").first()
         assert key is not None
         at_key = batch.where((F.col("kind") == "raw") & (F.col("k") == key["k"]))
-        row = at_key.orderBy(F.abs(F.col("a0")).desc_nulls_first(), "part").first()
-        assert row is not None
-        acc = self.accumulator_type
-        raise InvalidInput(f"key {_plain(key['k'])!r}: its accumulator leaves {acc} (an overflow) "
-                           f"when value {_plain(row['v'])!r} is added {row['m']} time(s)", row["file"])
+        raise overflow_refusal(key["k"], at_key.withColumnRenamed("m", "w"), self.accumulator_type)
 
     def _check_group(self, batch: DataFrame) -> None:
         """Δ⁻ ⊆ C for each part of the micro-batch, in ``part`` order (SKIP-DEC-SPARK-PARTS),
@@ -426,12 +425,10 @@ class MaintainedView:
             lambda acc: acc["low"])
         # a refusal's facts: at most REFUSALS_NAMED rows, brought up only when the batch is refused
         found = per_pair.where(lowest < 0).orderBy("k", "v").limit(REFUSALS_NAMED).collect()
-        firsts = [next(rows) for _, rows in itertools.groupby(found, key=lambda row: row["k"])]
-        if firsts:
-            first, *others = [_refusal(row["k"], row["v"], int(row["after"]) - int(row["net"]),
-                                       row["steps"]) for row in firsts]
-            first.others = tuple(others)
-            raise first
+        refusal = first_of_each_key([_refusal(row["k"], row["v"], int(row["after"]) - int(row["net"]),
+                                              row["steps"]) for row in found])
+        if refusal is not None:
+            raise refusal
 
     # --- the fold path -------------------------------------------------------------------------
 
@@ -471,6 +468,27 @@ def maintained_view(changes: DataFrame, reducer: str | SparkReducer,
     return MaintainedView(r, updates, key_type, value_type, generation, evicting)
 
 
+def contributions(rows: DataFrame, r: GroupReducer, value_type: str) -> DataFrame:
+    """Normalised change rows (:func:`normalise_changes`) with each one's contribution to its
+    key's accumulator: columns ``k, v, w, a0.., file, part, invalid``.
+
+    Exact: each contribution is multiplied by its weight in the accumulator's type
+    (``decimal(38,0)`` for integers), a ``try_`` product, null on overflow whatever
+    ``spark.sql.ansi.enabled`` says: an overflowing row is invalid (``invalid`` says why)."""
+    acc_type = r.acc_type or value_type
+    products = [F.try_multiply(c.cast(acc_type), F.col("w").cast(acc_type))
+                for c in r.contribution(F.col("v").cast(value_type))]
+    overflow = F.lit(False)
+    for product in products:
+        overflow = overflow | product.isNull()
+    said = F.format_string(f"key %s: value %s times weight %s leaves {acc_type} (an overflow)",
+                           F.col("k").cast("string"), F.col("v").cast("string"), F.col("w"))
+    invalid = F.coalesce(F.col("invalid"), F.when(F.col("v").isNotNull() & overflow, said))
+    return rows.select("k", F.col("v").cast(value_type).alias("v"), "w",
+                       *[p.alias(f"a{i}") for i, p in enumerate(products)], "file", "part",
+                       invalid.alias("invalid"))
+
+
 def _group_updates(rows: DataFrame, r: GroupReducer, value_type: str, generation: int,
                    generations: Generations | None, evicting: bool) -> DataFrame:
     """One native aggregation over the valid rows tagged ``key`` and ``pair``, with the raw
@@ -480,23 +498,10 @@ def _group_updates(rows: DataFrame, r: GroupReducer, value_type: str, generation
     ``evicting``: under the generation's watermark, which evicts the groups of older ones (and
     costs a pass over the whole state each micro-batch: only while one awaits eviction).
 
-    Exact: each contribution is multiplied by its weight in the accumulator's type
-    (``decimal(38,0)`` for integers), and every product and sum is a ``try_`` one, null on
-    overflow whatever ``spark.sql.ansi.enabled`` says: an overflowing row is invalid, an
+    Exact (:func:`contributions`): every sum is a ``try_`` one, null on overflow: an
     overflowing sum refuses the micro-batch before it is committed."""
-    acc_type = r.acc_type or value_type
-    products = [F.try_multiply(c.cast(acc_type), F.col("w").cast(acc_type))
-                for c in r.contribution(F.col("v").cast(value_type))]
     comps = [f"a{i}" for i in range(r.arity)]
-    overflow = F.lit(False)
-    for product in products:
-        overflow = overflow | product.isNull()
-    said = F.format_string(f"key %s: value %s times weight %s leaves {acc_type} (an overflow)",
-                           F.col("k").cast("string"), F.col("v").cast("string"), F.col("w"))
-    invalid = F.coalesce(F.col("invalid"), F.when(F.col("v").isNotNull() & overflow, said))
-    base = rows.select("k", F.col("v").cast(value_type).alias("v"), "w",
-                       *[p.alias(c) for p, c in zip(products, comps, strict=True)], "file", "part",
-                       invalid.alias("invalid"))
+    base = contributions(rows, r, value_type)
     valid = base.where(F.col("invalid").isNull())
     tagged = valid.select(F.explode(F.array(F.lit("key"), F.lit("pair"))).alias("kind"), "*")
     inputs = tagged.select("kind", "k", "v", "w", *comps)
@@ -515,6 +520,34 @@ def _group_updates(rows: DataFrame, r: GroupReducer, value_type: str, generation
     raw = base.select(F.lit("raw").alias("kind"), "k", "v", F.col("w").alias("m"), *comps, "file",
                       "part", "invalid")
     return state.unionByName(raw)
+
+
+def overflow_refusal(key: Any, changes_at_key: DataFrame, accumulator_type: str) -> InvalidInput:
+    """The refusal of a batch in which ``key``'s accumulator (or size) overflowed, naming the
+    batch's change at that key (rows ``v, w, a0, part, file``) of largest magnitude."""
+    row = changes_at_key.orderBy(F.abs(F.col("a0")).desc_nulls_first(), "part").first()
+    assert row is not None
+    return InvalidInput(f"key {plain(key)!r}: its accumulator leaves {accumulator_type} (an "
+                        f"overflow) when value {plain(row['v'])!r} is added {row['w']} time(s)",
+                        row["file"])
+
+
+def change_work(changes: DataFrame, by: Column | None = None) -> dict[Any, dict[str, int]]:
+    """A group reducer's work counters over a batch's change rows ``k, w`` (SKIP-THM-3): one
+    ⊕ or ⊖ per occurrence added or removed, and the distinct keys touched."""
+    return work_counted(changes, F.sum(F.abs("w")), F.countDistinct("k"), by)
+
+
+def work_counted(rows: DataFrame, calls: Column, keys: Column, by: Column | None
+                 ) -> dict[Any, dict[str, int]]:
+    """``calls`` and ``keys`` aggregated over ``rows`` per value of ``by`` (a column over the
+    key ``k``; None: one total, under ``None``)."""
+    group = (by if by is not None else F.lit(None)).alias("group")
+    # small: one row in all, or one per ``by`` group (a conformance case)
+    counted = rows.groupBy(group).agg(calls.alias("calls"), keys.alias("keys")).collect()
+    out = {r["group"]: {"reducer_calls": int(r["calls"] or 0), "keys_touched": int(r["keys"])}
+           for r in counted}
+    return out if by is not None else {None: out.get(None, {"reducer_calls": 0, "keys_touched": 0})}
 
 
 def refuse_invalid_row(batch: DataFrame) -> None:

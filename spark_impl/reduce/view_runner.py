@@ -267,6 +267,31 @@ class ViewRunner:
         if self.compaction.compact(self.view):
             self.view = self._build()
 
+    def restatable(self) -> bool:
+        """Whether a group view's state can be re-stated now (:meth:`restate`): no micro-batch
+        planned and not committed, and every generation written already read into the state."""
+        if not self.view.native or self.compaction.planned():
+            return False
+        if not self.committed():
+            return self.generations.current == 0
+        state = self.view.state_generation(self.spark, f"{self.root}/checkpoint")
+        return (state or 0) == self.generations.current
+
+    def restate(self, rows: DataFrame) -> None:
+        """With the query stopped: the view's state replaced by ``rows`` (``kind, k, v, w,
+        a0..``: the live groups another holder of the view kept, as
+        :meth:`~spark_impl.reduce.bulk_view.BulkViewRunner.live_groups` gives them), written
+        as its next generation. The next micro-batch reads them with its changes, and the one
+        after evicts what the older generation held. Only when :meth:`restatable`."""
+        self.stop()
+        if not self.restatable():
+            raise SparkEngineError("unsupported", (
+                f"{self.root}: the view cannot be re-stated now (a micro-batch planned and not "
+                "committed, or a generation written and not read yet)"))
+        self.generations.write(rows)
+        self.compaction.counts.emptied = 0
+        self.view = self._build()
+
     def committed(self) -> bool:
         """Whether a micro-batch has been committed (before one, the view is empty)."""
         return any(name.isdigit() for name in self.fs.names(f"{self.root}/checkpoint/commits"))

@@ -1,0 +1,372 @@
+"""A group reducer's view held in tables: the bulk path (SKIP-DEC-SPARK-BULK).
+
+The streaming view (:mod:`spark_impl.reduce.view_runner`) keeps its state in the state
+store, one RocksDB point update per key and per (key, value) pair a batch touches: cheap for
+a small batch over a large state, and about 10 µs a group for a large one (a batch of 10^6
+changes over 2·10^6 rows touches 1.2·10^6 groups). :class:`BulkViewRunner` is stepped the
+same way (:meth:`~BulkViewRunner.step`, :meth:`~BulkViewRunner.step_folder`, the same sink,
+refusals and work counters) but keeps the state in Parquet tables and merges each batch
+into them in bulk:
+
+* ``keys``: per key of the view its size ``n`` (Σ w) and sums ``a0..`` (Σ w·contribution);
+  rewritten at every step (the touched keys replaced), so a step costs O(keys) here;
+* ``pairs``: the multiplicities ``m`` of the (key, value) pairs, as a *base* (live pairs)
+  and *runs* (each step's net weights per pair, appended): a step reads them only for the
+  pairs it removes from (the check Δ⁻ ⊆ C, SKIP-DEF-8); the runs are merged into a new
+  base once they pass :data:`RUNS_SHARE` of it.
+
+A step is one batch, one part (SKIP-DEC-SPARK-PARTS): its removals are checked against the
+multiplicities before it, and its changes are exactly the keys whose entry differs. The
+state's versions are folders under ``ROOT/state``; a version is committed by its manifest
+(``NNNNNN.json``, written aside and renamed into place), so a step that fails, or a
+process killed mid-step, leaves the last committed version in force, and a runner built
+again on the same ``ROOT`` resumes from it. The sink sees a step's changes before the
+version is committed (as ``foreachBatch`` does): a step interrupted in between hands them
+over again when it is run again.
+
+Only group reducers (sum, count, vectors of sums) run here: min, max and Python reducers
+need the values of a key, which only the streaming view's operator keeps.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pyspark.sql import Column, DataFrame, Observation, SparkSession
+from pyspark.sql import functions as F
+
+from spark_impl.driver_rows import frame_of_rows
+from spark_impl.errors import SparkEngineError, cause
+from spark_impl.reduce.maintained_view import (
+    REFUSALS_NAMED,
+    InvalidDelta,
+    Refused,
+    change_work,
+    contributions,
+    first_of_each_key,
+    normalise_changes,
+    overflow_refusal,
+    plain,
+    refuse_invalid_row,
+)
+from spark_impl.reduce.reducer_kinds import GroupReducer, SparkReducer, builtin_reducer
+from spark_impl.reduce.view_runner import Retry, Sink
+from spark_impl.storage.files import file_system
+
+log = logging.getLogger(__name__)
+
+#: Where a group reducer's view keeps its state: the state store, point updates per group
+#: (``stream``: :class:`~spark_impl.reduce.view_runner.ViewRunner`), or tables merged in bulk
+#: (``bulk``: :class:`BulkViewRunner`).
+ReducePath = Literal["stream", "bulk"]
+
+#: The runs are merged into a new base once their rows pass this share of the base's (and
+#: :data:`RUNS_MIN`): a step's check reads the base and every run for the pairs it removes.
+RUNS_SHARE = 0.5
+RUNS_MIN = 10_000
+
+
+@dataclass(frozen=True)
+class Version:
+    """A committed state: its number, the keys table, and the pair tables (base first)."""
+
+    number: int
+    keys: str | None
+    pairs: tuple[str, ...]
+    base_rows: int
+    run_rows: int
+
+    def manifest(self) -> str:
+        return json.dumps({"keys": self.keys, "pairs": list(self.pairs), "base_rows": self.base_rows,
+                           "run_rows": self.run_rows}, sort_keys=True)
+
+    @staticmethod
+    def parse(number: int, text: str) -> Version:
+        facts = json.loads(text)
+        return Version(number, facts["keys"], tuple(facts["pairs"]), int(facts["base_rows"]),
+                       int(facts["run_rows"]))
+
+
+class BulkViewRunner:
+    """A group reducer's view over table-held state, stepped by the caller (module docstring)."""
+
+    def __init__(self, spark: SparkSession, reducer: str | SparkReducer, key_type: str,
+                 value_type: str, root: str, sink: Sink, *, value_column_type: str | None = None,
+                 with_work: bool = False, work_by: Column | None = None, **_: Any) -> None:
+        """As :class:`~spark_impl.reduce.view_runner.ViewRunner` (its streaming options,
+        ``polling_delay`` and the like, have nothing to set here)."""
+        r = builtin_reducer(reducer, value_type) if isinstance(reducer, str) else reducer
+        if not isinstance(r, GroupReducer):
+            raise SparkEngineError("unsupported", (
+                f"incspec: the bulk path keeps no values, so it runs group reducers (sum, count, "
+                f"vectors of sums) only, not {r.name!r}"))
+        self.spark, self.reducer, self.sink = spark, r, sink
+        self.root = root.rstrip("/")
+        self.fs = file_system(spark, self.root)
+        self.key_type, self.value_type = key_type, value_type
+        self.schema = f"k {key_type}, v {value_column_type or value_type}, w bigint"
+        self.acc_type = r.acc_type or value_type
+        self.components = [f"a{i}" for i in range(r.arity)]
+        self.with_work, self.work_by = with_work, work_by
+        #: the last step's work counters, per value of ``work_by`` (else under ``None``)
+        self.work: dict[object, dict[str, int]] = {}
+        self.refusal: Refused | None = None
+        self.progress: dict[str, Any] | None = None  # no streaming query: no progress report
+        self.state = f"{self.root}/state"
+        self.fs.mkdirs(self.state)
+        self.version = self._committed()
+        self.steps = self.version.number
+
+    # --- the committed state ---------------------------------------------------------------
+
+    def _committed(self) -> Version:
+        numbers = [int(name[:-5]) for name in self.fs.names(self.state)
+                   if name.endswith(".json") and name[:-5].isdigit()]
+        if not numbers:
+            return Version(0, None, (), 0, 0)
+        number = max(numbers)
+        text = self.fs.read_text(f"{self.state}/{number:06d}.json")
+        assert text is not None, f"{self.state}: manifest {number} listed but unreadable"
+        return Version.parse(number, text)
+
+    def committed(self) -> bool:
+        """Whether a step has been committed (before one, the view is empty)."""
+        return self.version.number > 0
+
+    def _keys(self) -> DataFrame:
+        sums = ", ".join(f"{c} {self.acc_type}" for c in self.components)
+        schema = f"k {self.key_type}, n bigint, {sums}"
+        if self.version.keys is None:
+            return frame_of_rows(self.spark, [], schema)
+        # the schema given: no job to infer it from the files' footers
+        return self.spark.read.schema(schema).parquet(f"{self.state}/{self.version.keys}")
+
+    def _pairs(self, folders: tuple[str, ...]) -> DataFrame | None:
+        """The pair tables ``k, v, m`` of ``folders`` as one frame, one scan (None: no table)."""
+        if not folders:
+            return None
+        schema = f"k {self.key_type}, v {self.value_type}, m bigint"
+        return self.spark.read.schema(schema).parquet(*[f"{self.state}/{folder}" for folder in folders])
+
+    # --- stepping ------------------------------------------------------------------------
+
+    def step(self, rows: DataFrame, retry: Retry | None = None) -> None:
+        """Apply one batch of ``k, v, w`` rows; a refusal (state kept) is first given to
+        ``retry``, whose rows then run in the batch's place (None: the refusal is raised)."""
+        while True:
+            self.refusal = None
+            try:
+                self._apply(rows)
+                return
+            except Refused as refused:
+                self.refusal = refused
+                kept = retry(refused) if retry is not None else None
+                if kept is None:
+                    raise
+                rows = kept
+
+    def step_folder(self, folder: str) -> None:
+        """:meth:`step` over a batch already written as Parquet ``k, v, w`` files in ``folder``."""
+        self.step(self.spark.read.schema(self.schema).parquet(folder))
+
+    def _apply(self, rows: DataFrame) -> None:
+        base = contributions(normalise_changes(rows), self.reducer, self.value_type)
+        seen = Observation()
+        base = base.observe(seen, F.count_if(F.col("invalid").isNotNull()).alias("invalid"),
+                            F.count_if(F.col("invalid").isNull() & (F.col("w") < 0)).alias("removals"))
+        valid = base.where(F.col("invalid").isNull())
+        sums = self._touched(valid)
+        lost = Observation()
+        touched = sums.observe(lost, F.count_if(self._overflowed()).alias("overflow")).persist()
+        try:
+            touched.write.format("noop").mode("overwrite").save()  # one job: both observations
+            facts = seen.get
+            if facts["invalid"]:
+                refuse_invalid_row(base)
+            if lost.get["overflow"]:
+                self._refuse_overflow(touched, valid)
+            if facts["removals"]:
+                self._check(valid)
+            if self.with_work:
+                self.work = change_work(valid, self.work_by)
+            self.sink(self._changes(touched), self.steps)
+            self._commit(self.version.number + 1, touched, valid)
+        finally:
+            touched.unpersist()
+        self.steps += 1
+
+    def _touched(self, valid: DataFrame) -> DataFrame:
+        """Per key the batch touched: its size and sums before (``n0, a0_0..``), the batch's
+        (``dn, da0..``) and after (``n, a0..``: null where a sum overflowed)."""
+        delta = valid.groupBy("k").agg(F.try_sum("w").alias("dn"),
+                                       *[F.try_sum(c).alias(f"d{c}") for c in self.components])
+        old = self._keys().select("k", F.col("n").alias("n0"),
+                                  *[F.col(c).alias(f"{c}_0") for c in self.components])
+        joined = delta.join(old, "k", "left")
+        zero = F.lit(0)
+        return joined.select(
+            "k", "n0", *[f"{c}_0" for c in self.components], "dn",
+            *[f"d{c}" for c in self.components],
+            F.try_add(F.coalesce(F.col("n0"), zero.cast("bigint")), F.col("dn")).alias("n"),
+            *[F.try_add(F.coalesce(F.col(f"{c}_0"), zero.cast(self.acc_type)), F.col(f"d{c}")).alias(c)
+              for c in self.components])
+
+    def _overflowed(self) -> Column:
+        lost = F.col("n").isNull()
+        for c in self.components:
+            lost = lost | F.col(c).isNull()
+        return lost
+
+    def _refuse_overflow(self, touched: DataFrame, valid: DataFrame) -> None:
+        key = touched.where(self._overflowed()).orderBy("k").select("k").first()
+        assert key is not None
+        raise overflow_refusal(key["k"], valid.where(F.col("k") == key["k"]), self.accumulator_type)
+
+    def _check(self, valid: DataFrame) -> None:
+        """Δ⁻ ⊆ C: each pair the batch removes from occurs at least as often as it is removed
+        (the batch is one part: its removals come before its additions, SKIP-DEF-10)."""
+        zero, none = F.lit(0).cast("bigint"), F.lit(None).cast("string")
+        removals = valid.where(F.col("w") < 0).select("k", "v", zero.alias("held"),
+                                                      (-F.col("w")).alias("removed"), "file")
+        stored = self._pairs(self.version.pairs)
+        if stored is not None:  # one aggregation, not a join: a null value is a value like any
+            removals = removals.unionByName(stored.select("k", "v", F.col("m").alias("held"),
+                                                          zero.alias("removed"), none.alias("file")))
+        held = removals.groupBy("k", "v").agg(F.sum("held").alias("held"), F.sum("removed").alias("removed"),
+                                              F.first("file", ignorenulls=True).alias("file"))
+        # a refusal's facts: at most REFUSALS_NAMED rows, brought up only when the batch is refused
+        found = held.where(F.col("held") < F.col("removed")).orderBy("k", "v").limit(
+            REFUSALS_NAMED).collect()
+        refusal = first_of_each_key([InvalidDelta(plain(row["k"]), plain(row["v"]), int(row["held"]),
+                                                  int(row["removed"]), row["file"]) for row in found])
+        if refusal is not None:
+            raise refusal
+
+    def _changes(self, touched: DataFrame) -> DataFrame:
+        """Exactly the keys whose entry differs: ``key, present, accumulator``."""
+        present = F.col("n") > 0
+        was_present = F.coalesce(F.col("n0"), F.lit(0)) > 0
+        moved = F.lit(False)
+        for c in self.components:
+            moved = moved | (F.col(f"d{c}") != 0)
+        parts = [F.col(c) for c in self.components]
+        accumulator = parts[0] if self.reducer.scalar else F.array(*parts)
+        return touched.where((present != was_present) | (present & moved)).select(
+            F.col("k").alias("key"), present.alias("present"),
+            F.when(present, accumulator).alias("accumulator"))
+
+    # --- committing ------------------------------------------------------------------------
+
+    def _commit(self, number: int, touched: DataFrame, valid: DataFrame) -> None:
+        """Write version ``number``: the keys table with the touched keys replaced, the
+        batch's run appended (or merged with the runs and base into a new base), then its
+        manifest; then the tables the old version alone used are deleted."""
+        old = self.version
+        keys_name = f"keys-{number:06d}"
+        kept = self._keys().join(touched.select("k"), "k", "left_anti")
+        now = touched.where(F.col("n") > 0).select("k", "n", *self.components)
+        self._write(kept.unionByName(now), keys_name)
+        # no pairs yet (the first step, a load): the checked batch's pairs are all live, a base
+        run_name = f"pairs-{number:06d}" if old.pairs else f"base-{number:06d}"
+        run = valid.groupBy("k", "v").agg(F.sum("w").alias("m")).where(F.col("m") != 0)
+        counted = Observation()
+        run_rows = self._write(run.observe(counted, F.count(F.lit(1)).alias("rows")), run_name, counted)
+        pairs: tuple[str, ...]
+        if not old.pairs:
+            pairs, base_rows, total_runs = (run_name,), run_rows, 0
+        else:
+            pairs, base_rows, total_runs = (*old.pairs, run_name), old.base_rows, old.run_rows + run_rows
+        if total_runs > max(RUNS_MIN, RUNS_SHARE * base_rows):
+            merged = self._pairs(pairs)
+            assert merged is not None
+            live = merged.groupBy("k", "v").agg(F.sum("m").alias("m")).where(F.col("m") > 0)
+            counted = Observation()
+            base_name = f"base-{number:06d}"
+            base_rows = self._write(live.observe(counted, F.count(F.lit(1)).alias("rows")), base_name,
+                                    counted)
+            pairs, total_runs = (base_name,), 0
+        self._install(old, Version(number, keys_name, pairs, base_rows, total_runs))
+
+    def _install(self, old: Version, version: Version) -> None:
+        """Commit ``version`` (its tables written) by renaming its manifest into place."""
+        aside = f"{self.state}/.{version.number:06d}.json"
+        self.fs.write_text(aside, version.manifest())
+        self.fs.rename(aside, f"{self.state}/{version.number:06d}.json")
+        self.version = version
+        self._release(old, version)
+
+    def _write(self, rows: DataFrame, name: str, counted: Observation | None = None) -> int:
+        """``rows`` written as the table ``name`` (any earlier attempt's files replaced); the
+        rows ``counted`` observed (0 when not asked)."""
+        rows.write.mode("overwrite").parquet(f"{self.state}/{name}")
+        return int(counted.get["rows"] or 0) if counted is not None else 0
+
+    def _release(self, old: Version, new: Version) -> None:
+        """Delete what only ``old`` used (best effort: leftovers are never read again)."""
+        used = {new.keys, *new.pairs}
+        for name in [old.keys, *old.pairs]:
+            if name is not None and name not in used:
+                try:
+                    self.fs.delete(f"{self.state}/{name}")
+                except Exception as error:  # noqa: BLE001 (a leftover is harmless)
+                    log.warning("%s: could not delete %s (%s)", self.state, name, cause(error))
+        if old.number > 0:
+            try:
+                self.fs.delete(f"{self.state}/{old.number:06d}.json")
+            except Exception as error:  # noqa: BLE001
+                log.warning("%s: could not delete manifest %s (%s)", self.state, old.number, cause(error))
+
+    # --- reading ---------------------------------------------------------------------------
+
+    @property
+    def accumulator_type(self) -> str:
+        return self.acc_type if self.reducer.scalar else f"array<{self.acc_type}>"
+
+    def read_view(self) -> DataFrame:
+        """The whole view ``key, accumulator`` as of the last committed step."""
+        parts = [F.col(c) for c in self.components]
+        accumulator = parts[0] if self.reducer.scalar else F.array(*parts)
+        return self._keys().select(F.col("k").alias("key"), accumulator.alias("accumulator"))
+
+    def stored_sizes(self) -> dict[str, int]:
+        """``rows``: the distinct (key, value) pairs present; ``keys``: the keys of the view."""
+        pairs = self._pairs(self.version.pairs)
+        rows = 0 if pairs is None else pairs.groupBy("k", "v").agg(F.sum("m").alias("m")).where(
+            F.col("m") > 0).count()
+        return {"rows": rows, "keys": self._keys().count()}
+
+    def live_groups(self) -> DataFrame:
+        """The view's live groups as the rows ``kind, k, v, w, a0..`` that re-state them (a
+        stream view's generation input, :meth:`~spark_impl.reduce.view_runner.ViewRunner.restate`):
+        a ``key`` row per key (its size as ``w``), a ``pair`` row per live (key, value)."""
+        none = F.lit(None)
+        keys = self._keys().select(F.lit("key").alias("kind"), "k", none.cast(self.value_type).alias("v"),
+                                   F.col("n").alias("w"), *self.components)
+        pairs = self._pairs(self.version.pairs)
+        if pairs is None:
+            return keys
+        live = pairs.groupBy("k", "v").agg(F.sum("m").alias("w")).where(F.col("w") > 0)
+        return keys.unionByName(live.select(F.lit("pair").alias("kind"), "k", "v", "w",
+                                            *[none.cast(self.acc_type).alias(c) for c in self.components]))
+
+    def seed(self, live: DataFrame | None) -> None:
+        """Replace the state by ``live`` (rows as :meth:`live_groups` gives them; None: empty),
+        committed as the next version."""
+        old, number = self.version, self.version.number + 1
+        if live is None:
+            version = Version(number, None, (), 0, 0)
+        else:
+            keys_name, base_name = f"keys-{number:06d}", f"base-{number:06d}"
+            is_key = F.col("kind") == "key"
+            self._write(live.where(is_key).select("k", F.col("w").alias("n"), *self.components), keys_name)
+            counted = Observation()
+            base = live.where(~is_key).select("k", "v", F.col("w").alias("m"))
+            rows = self._write(base.observe(counted, F.count(F.lit(1)).alias("rows")), base_name, counted)
+            version = Version(number, keys_name, (base_name,), rows, 0)
+        self._install(old, version)
+
+    def stop(self) -> None:
+        """Nothing runs between steps."""

@@ -1,0 +1,189 @@
+"""The bulk path of a group reducer's view (SKIP-DEC-SPARK-BULK): the same views, changes and
+refusals as the reference, and a state that a failed step leaves as it was."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance.protocols import EngineError
+from tests.spark.oracle import ReduceModel, assert_replay_matches
+from tests.spark.test_reduce import traces
+
+pytestmark = pytest.mark.spark
+
+GROUP_NAMES = ["sum", "count"]
+
+
+def bulk_engine(spark: Any, name: str) -> Any:
+    from spark_impl.protocol.reduce import SparkReduceEngine
+
+    engine = SparkReduceEngine(spark, path="bulk")
+    engine.declare(name, {})
+    return engine
+
+
+def bulk_runner(spark: Any, root: str, seen: list[dict[Any, Any]] | None = None,
+                reducer: str = "sum", value_type: str = "bigint") -> Any:
+    """A runner over ``root`` whose sink records each step's changes in ``seen``."""
+    from spark_impl.reduce.bulk_view import BulkViewRunner
+
+    def sink(changes: Any, batch_id: int) -> None:
+        if seen is not None:
+            seen.append({r["key"]: r["accumulator"] if r["present"] else None for r in changes.collect()})
+
+    return BulkViewRunner(spark, reducer, "string", value_type, root, sink)
+
+
+def step(spark: Any, runner: Any, rows: list[tuple[str, int, int]]) -> None:
+    from spark_impl.driver_rows import frame_of_rows
+
+    runner.step(frame_of_rows(spark, rows, runner.schema))
+
+
+def view_of(runner: Any) -> dict[str, Any]:
+    return {r["key"]: r["accumulator"] for r in runner.read_view().collect()}
+
+
+@pytest.mark.spec("SKIP-DEC-SPARK-BULK", evidence="example")
+def test_the_bulk_path_holds_group_reducers_and_the_stream_path_the_others(spark: Any) -> None:
+    from spark_impl.reduce.bulk_view import BulkViewRunner
+    from spark_impl.reduce.view_runner import ViewRunner
+
+    summed, least = bulk_engine(spark, "sum"), bulk_engine(spark, "min")
+    try:
+        assert dict(summed.load({"a": [3, 5]}).view) == {"a": 8}
+        assert dict(least.load({"a": [3, 5]}).view) == {"a": 3}
+        assert isinstance(summed.runner, BulkViewRunner)
+        assert isinstance(least.runner, ViewRunner)  # min keeps values: the state store's operator
+    finally:
+        summed.close()
+        least.close()
+
+
+def test_a_reducer_that_keeps_values_is_refused_by_the_bulk_runner(spark: Any, tmp_path: Any) -> None:
+    from spark_impl.errors import SparkEngineError
+
+    with pytest.raises(SparkEngineError, match="group reducers"):
+        bulk_runner(spark, f"file://{tmp_path}", reducer="min")
+
+
+@pytest.mark.spec("SKIP-DEC-SPARK-BULK", evidence="example")
+def test_a_trace_on_the_bulk_path_matches_the_reference(spark: Any) -> None:
+    """Load, add, remove, empty a key, re-add it, and an invalid delta (refused, state kept)."""
+    engine = bulk_engine(spark, "sum")
+    assert_replay_matches(engine, ReduceModel("sum"), {"a": [3, 5, 7], "b": [1], "c": [2, 2]}, [
+        ({"a": [1]}, {"b": [1], "a": [3]}),   # b empties and leaves the view
+        ({}, {"c": [2, 2, 2]}),                # c holds 2 twice: refused
+        ({"b": [4]}, {"c": [2]}),              # b comes back
+        ({"c": [5]}, {"c": [5]}),              # c's entry moves by 0: no change
+    ])
+    engine.close()
+
+
+@settings(max_examples=4)  # each example is ~8 Spark jobs a step
+@given(st.sampled_from(GROUP_NAMES), traces())
+@pytest.mark.heavy
+@pytest.mark.spec("SKIP-DEC-SPARK-BULK", evidence="property")
+def test_random_traces_on_the_bulk_path_match_the_reference(spark: Any, name: str, trace: Any) -> None:
+    initial, steps = trace
+    engine = bulk_engine(spark, name)
+    try:
+        assert_replay_matches(engine, ReduceModel(name), initial, steps)
+    finally:
+        engine.close()
+
+
+def test_a_refusal_names_the_first_breach_and_one_at_each_other_key(spark: Any, tmp_path: Any) -> None:
+    from spark_impl.reduce.maintained_view import InvalidDelta
+
+    seen: list[dict[Any, Any]] = []
+    runner = bulk_runner(spark, f"file://{tmp_path}", seen)
+    step(spark, runner, [("a", 5, 1), ("a", 3, 1), ("b", 1, 1)])
+    with pytest.raises(InvalidDelta) as refused:
+        step(spark, runner, [("a", 5, -2), ("a", 3, -1), ("b", 7, -1), ("b", 1, 1)])
+    first = refused.value
+    assert (first.key, first.value, first.available, first.removed) == ("a", 5, 1, 2)
+    assert [(o.key, o.value, o.available, o.removed) for o in first.others] == [("b", 7, 0, 1)]
+    assert len(seen) == 1 and runner.version.number == 1  # nothing handed on, nothing committed
+    step(spark, runner, [("a", 5, -1)])
+    assert view_of(runner) == {"a": 3, "b": 1} and seen[-1] == {"a": 3}
+
+
+def test_an_overflowing_sum_is_refused_and_the_state_kept(spark: Any, tmp_path: Any) -> None:
+    from spark_impl.reduce.maintained_view import InvalidInput
+
+    big = 9 * 10**37  # twice that leaves decimal(38,0)
+    runner = bulk_runner(spark, f"file://{tmp_path}", value_type="decimal(38,0)")
+    step(spark, runner, [("a", big, 1), ("b", 1, 1)])
+    with pytest.raises(InvalidInput, match=r"key 'a': its accumulator leaves decimal\(38,0\)"):
+        step(spark, runner, [("a", big - 1, 1)])
+    assert view_of(runner) == {"a": big, "b": 1}
+
+
+@pytest.mark.spec("SKIP-DEC-SPARK-BULK", evidence="example")
+def test_a_step_that_fails_before_its_manifest_leaves_the_last_version_in_force(
+        spark: Any, tmp_path: Any, monkeypatch: Any) -> None:
+    """Tables written, manifest not renamed into place (a crash there): a runner built again
+    reads the version before the step, and the step run again commits it."""
+    root = f"file://{tmp_path}"
+    runner = bulk_runner(spark, root)
+    step(spark, runner, [("a", 1, 1), ("b", 2, 1)])
+    rename = runner.fs.rename
+
+    def crash(source: str, target: str) -> None:
+        if target.endswith(".json"):
+            raise OSError("killed before the manifest")
+        rename(source, target)
+
+    monkeypatch.setattr(runner.fs, "rename", crash)
+    with pytest.raises(OSError, match="killed"):
+        step(spark, runner, [("a", 1, -1), ("c", 3, 1)])
+    again = bulk_runner(spark, root)
+    assert again.version.number == 1 and view_of(again) == {"a": 1, "b": 2}
+    step(spark, again, [("a", 1, -1), ("c", 3, 1)])
+    assert view_of(bulk_runner(spark, root)) == {"b": 2, "c": 3}
+
+
+def test_a_sink_that_fails_commits_nothing(spark: Any, tmp_path: Any) -> None:
+    from spark_impl.reduce.bulk_view import BulkViewRunner
+
+    root = f"file://{tmp_path}"
+    step(spark, bulk_runner(spark, root), [("a", 1, 1)])
+
+    def broken(changes: Any, batch_id: int) -> None:
+        raise RuntimeError("the sink is down")
+
+    runner = BulkViewRunner(spark, "sum", "string", "bigint", root, broken)
+    with pytest.raises(RuntimeError, match="down"):
+        step(spark, runner, [("a", 1, 1)])
+    assert bulk_runner(spark, root).version.number == 1 and view_of(bulk_runner(spark, root)) == {"a": 1}
+
+
+def test_runs_past_their_share_are_merged_into_one_base(spark: Any, tmp_path: Any, monkeypatch: Any) -> None:
+    import spark_impl.reduce.bulk_view as bulk
+
+    monkeypatch.setattr(bulk, "RUNS_MIN", 2)
+    runner = bulk_runner(spark, f"file://{tmp_path}")
+    step(spark, runner, [("a", 1, 1), ("a", 2, 1), ("b", 3, 1), ("b", 4, 1)])
+    assert runner.version.pairs == ("base-000001",) and runner.version.base_rows == 4
+    step(spark, runner, [("a", 1, -1), ("c", 5, 2)])  # 2 run rows: not past max(2, 0.5 · 4)
+    assert runner.version.pairs == ("base-000001", "pairs-000002")
+    step(spark, runner, [("a", 2, -1)])               # 3 run rows: merged; (a, ·) is gone
+    assert runner.version.pairs == ("base-000003",) and runner.version.base_rows == 3
+    assert runner.stored_sizes() == {"rows": 3, "keys": 2}
+    assert view_of(runner) == {"b": 7, "c": 10}
+    names = set(runner.fs.names(runner.state))
+    assert {"base-000001", "pairs-000002", "keys-000001", "keys-000002"}.isdisjoint(names)
+
+
+def test_an_engine_error_on_the_bulk_path_speaks_the_suite_s_classes(spark: Any) -> None:
+    engine = bulk_engine(spark, "count")
+    engine.load({"a": ["x"]})
+    with pytest.raises(EngineError) as refused:
+        engine.apply({}, {"z": ["x"]})
+    assert refused.value.error_class == "invalid-delta"
+    engine.close()
