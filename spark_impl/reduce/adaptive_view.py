@@ -1,9 +1,10 @@
 """A group reducer's view that chooses, batch by batch, where its state is held (SKIP-DEC-SPARK-BULK).
 
 The stream path (:class:`~spark_impl.reduce.view_runner.ViewRunner`: the state store, point
-updates) costs about a fixed second a step plus ~13 µs a change; the bulk path
-(:class:`~spark_impl.reduce.bulk_view.BulkViewRunner`: tables merged in bulk) a fixed
-second plus ~0.6 µs a stored row plus ~5 µs a change. So small batches over a large state
+updates) costs about 0.9 s a step plus ~15 µs a change; the bulk path
+(:class:`~spark_impl.reduce.bulk_view.BulkViewRunner`: tables merged in bulk) 1.5 s plus
+~0.6 µs a stored row plus ~7 µs a change (2 cores, 2·10^6 stored rows: docs/performance.md,
+``bulk-path-2m.json``). So small batches over a large state
 belong on the stream path, large batches (and a first load) on the bulk path. Moving the
 state between them costs a pass over it: about 7 µs a stored row to the tables (the state
 store read), 13 µs back (the live groups re-stated into the state store).
@@ -13,13 +14,13 @@ each step its :class:`CostModel` prices the batch on both paths from the batch's
 the rows stored; the :class:`SkiRental` policy moves the state only once what staying has
 cost over moving (the regret, summed over the batches the other path would have taken for
 less) reaches the price of the move: the rule of ski rental, so the view never pays for a
-move more than staying had already cost it since the last one. The figures are
-this project's 2-core machine's (docs/performance.md); a :class:`CostModel` of other figures
-may be given.
+move more than staying had already cost it since the last one. Each path's prices are scaled
+by the measured over the priced times of its recent steps, so they follow the machine; a
+:class:`CostModel` of other figures may be given.
 
 A move needs the stream view's every generation read into its state and nothing planned
 (:meth:`~spark_impl.reduce.view_runner.ViewRunner.restatable`); until then the view stays
-where it is. Which path holds the view, the rows stored and the regret are kept in
+where it is. Which path holds the view, the rows stored, the regret and the scales are kept in
 ``ROOT/adaptive-NNNNNN.json`` (the newest, written aside and renamed) after each step and
 move, so a runner
 built again on the same ``ROOT`` resumes from the same path.
@@ -28,8 +29,9 @@ built again on the same ``ROOT`` resumes from the same path.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
@@ -49,11 +51,11 @@ class CostModel:
     batch's changes and the rows stored. The defaults are medians measured on 2 cores over
     2·10^6 stored rows (docs/performance.md, ``bulk-path-2m.json``)."""
 
-    stream_fixed: float = 1.0
-    stream_per_change: float = 13e-6
-    bulk_fixed: float = 1.0
+    stream_fixed: float = 0.9
+    stream_per_change: float = 15e-6
+    bulk_fixed: float = 1.5
     bulk_per_stored: float = 0.6e-6
-    bulk_per_change: float = 5e-6
+    bulk_per_change: float = 7e-6
     to_bulk_per_stored: float = 7e-6
     to_stream_per_stored: float = 13e-6
 
@@ -69,18 +71,32 @@ class CostModel:
 @dataclass
 class SkiRental:
     """Move when the regret (what staying cost over moving, batch by batch) reaches the
-    move's price; a move starts the regret afresh."""
+    move's price; a move starts the regret afresh. A step's price is the model's times the
+    path's *scale*: the measured over the priced time of its recent steps (each step moves it
+    halfway to its own ratio), so the prices follow the machine the view runs on; with
+    ``calibrated`` off they are the model's alone."""
 
     model: CostModel
     regret: float = 0.0
+    calibrated: bool = True
+    scale: dict[str, float] = field(default_factory=lambda: {"stream": 1.0, "bulk": 1.0})
+
+    def price(self, path: ReducePath, changes: int, stored: int) -> float:
+        return self.model.step(path, changes, stored) * self.scale[path]
 
     def choose(self, here: ReducePath, changes: int, stored: int) -> ReducePath:
         there: ReducePath = "bulk" if here == "stream" else "stream"
-        saved = self.model.step(here, changes, stored) - self.model.step(there, changes, stored)
+        saved = self.price(here, changes, stored) - self.price(there, changes, stored)
         if saved <= 0:
             return here
         self.regret += saved
         return there if self.regret >= self.model.move(there, stored) else here
+
+    def measured(self, path: ReducePath, changes: int, stored: int, seconds: float) -> None:
+        """A step on ``path`` took ``seconds``: the path's scale moves halfway to the ratio."""
+        priced = self.model.step(path, changes, stored)
+        if self.calibrated and priced > 0:
+            self.scale[path] = (self.scale[path] + seconds / priced) / 2
 
 
 class AdaptiveViewRunner:
@@ -88,9 +104,10 @@ class AdaptiveViewRunner:
 
     def __init__(self, spark: SparkSession, reducer: str | SparkReducer, key_type: str,
                  value_type: str, root: str, sink: Sink, *, model: CostModel | None = None,
-                 **options: Any) -> None:
+                 calibrated: bool = True, **options: Any) -> None:
         """As :class:`~spark_impl.reduce.view_runner.ViewRunner` (``options`` go to both
-        runners); ``model``: the prices of steps and moves (default: this machine's)."""
+        runners); ``model``: the prices of steps and moves (default: this machine's),
+        ``calibrated``: scaled by the steps' measured times (:class:`SkiRental`)."""
         r = builtin_reducer(reducer, value_type) if isinstance(reducer, str) else reducer
         if not isinstance(r, GroupReducer):
             raise SparkEngineError("unsupported", (
@@ -100,13 +117,15 @@ class AdaptiveViewRunner:
         self.stream = ViewRunner(spark, r, key_type, value_type, f"{self.root}/stream", sink, **options)
         self.bulk = BulkViewRunner(spark, r, key_type, value_type, f"{self.root}/bulk", sink, **options)
         self.schema = self.stream.schema
-        self.policy = SkiRental(model or CostModel())
+        self.policy = SkiRental(model or CostModel(), calibrated=calibrated)
         self.path: ReducePath = "stream"
         #: rows stored: exact after a bulk step or a move to it (its pairs' rows), else that
         #: plus the net weight of the stream steps since (an estimate)
         self.stored = 0
         #: the moves made, in order (for the caller's report)
         self.moves: list[ReducePath] = []
+        #: the next stream step reads the groups a move re-stated (priced with the move)
+        self._reloading = False
         self._resume()
 
     # --- the record of where the view is -------------------------------------------------------
@@ -123,6 +142,7 @@ class AdaptiveViewRunner:
             facts = json.loads(text)
             self.path, self.stored = facts["path"], int(facts["stored"])
             self.policy.regret = float(facts["regret"])
+            self.policy.scale.update({path: float(x) for path, x in facts.get("scale", {}).items()})
 
     def _keep(self) -> None:
         """Record the path, rows stored and regret as a new numbered file (written aside,
@@ -131,7 +151,8 @@ class AdaptiveViewRunner:
         number = (records[-1] if records else 0) + 1
         aside = f"{self.root}/.adaptive-{number:06d}.json"
         self.fs.write_text(aside, json.dumps({"path": self.path, "stored": self.stored,
-                                              "regret": self.policy.regret}, sort_keys=True))
+                                              "regret": self.policy.regret, "scale": self.policy.scale},
+                                             sort_keys=True))
         self.fs.rename(aside, f"{self.root}/adaptive-{number:06d}.json")
         for older in records:
             self.fs.delete(f"{self.root}/adaptive-{older:06d}.json")
@@ -147,20 +168,25 @@ class AdaptiveViewRunner:
         """One batch of ``k, v, w`` rows, on the path the policy chooses for it."""
         changes, net = _counted(rows)
         self._choose(changes)
-        self._stepped(lambda: self.runner.step(rows, retry), net)
+        self._stepped(lambda: self.runner.step(rows, retry), changes, net)
 
     def step_folder(self, folder: str) -> None:
         """:meth:`step` over a batch already written as Parquet ``k, v, w`` files in ``folder``."""
         changes, net = _counted(self.spark.read.schema(self.schema).parquet(folder))
         self._choose(changes)
-        self._stepped(lambda: self.runner.step_folder(folder), net)
+        self._stepped(lambda: self.runner.step_folder(folder), changes, net)
 
-    def _stepped(self, run: Callable[[], None], net: int) -> None:
+    def _stepped(self, run: Callable[[], None], changes: int, net: int) -> None:
+        began = time.perf_counter()
         try:
             run()
         except Refused:
             self._keep()  # the regret the refused batch added stays
             raise
+        if self._reloading:  # this step read the state moved in: no measure of a step
+            self._reloading = False
+        else:
+            self.policy.measured(self.path, changes, self.stored, time.perf_counter() - began)
         if self.path == "bulk":
             version = self.bulk.version
             self.stored = version.base_rows + version.run_rows
@@ -185,6 +211,7 @@ class AdaptiveViewRunner:
             self.stored = self.bulk.version.base_rows
         else:
             self.stream.restate(self.bulk.live_groups())
+            self._reloading = True
         self.path, self.policy.regret = to, 0.0
         self.moves.append(to)
         self._keep()

@@ -232,9 +232,14 @@ class BulkViewRunner:
         removals = valid.where(F.col("w") < 0).select("k", "v", zero.alias("held"),
                                                       (-F.col("w")).alias("removed"), "file")
         stored = self._pairs(self.version.pairs)
-        if stored is not None:  # one aggregation, not a join: a null value is a value like any
-            removals = removals.unionByName(stored.select("k", "v", F.col("m").alias("held"),
-                                                          zero.alias("removed"), none.alias("file")))
+        if stored is not None:
+            # the stored pairs of the keys removed from (their keys broadcast: the pairs are
+            # read, not shuffled), summed with the removals in one aggregation (not a join on
+            # the value: a null value is a value like any); <=>: a null key is a key like any
+            keys = F.broadcast(removals.select(F.col("k").alias("removed_k")).distinct())
+            near = stored.join(keys, stored["k"].eqNullSafe(keys["removed_k"]), "left_semi")
+            removals = removals.unionByName(near.select("k", "v", F.col("m").alias("held"),
+                                                        zero.alias("removed"), none.alias("file")))
         held = removals.groupBy("k", "v").agg(F.sum("held").alias("held"), F.sum("removed").alias("removed"),
                                               F.first("file", ignorenulls=True).alias("file"))
         # a refusal's facts: at most REFUSALS_NAMED rows, brought up only when the batch is refused

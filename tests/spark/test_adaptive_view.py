@@ -31,8 +31,8 @@ def test_small_batches_stay_where_they_are_cheaper_and_a_first_load_goes_to_the_
     policy = SkiRental(CostModel())
     assert [policy.choose("stream", 100, 2_000_000) for _ in range(50)] == ["stream"] * 50
     assert policy.regret == 0.0
-    # nothing stored, nothing to move: a load of any size is cheaper in bulk
-    assert SkiRental(CostModel()).choose("stream", 1_000, 0) == "bulk"
+    # nothing stored, nothing to move: a large load goes to the tables at once
+    assert SkiRental(CostModel()).choose("stream", 1_000_000, 0) == "bulk"
 
 
 def test_small_batches_over_a_large_state_bring_the_view_back_to_the_stream_path() -> None:
@@ -44,6 +44,24 @@ def test_small_batches_over_a_large_state_bring_the_view_back_to_the_stream_path
     needed = -(-model.move("stream", stored) // saved)  # batches until the regret pays the move
     chosen = [policy.choose("bulk", small, stored) for _ in range(int(needed))]
     assert chosen == ["bulk"] * (int(needed) - 1) + ["stream"]
+
+
+def test_a_path_measured_slower_than_priced_is_priced_higher_from_then_on() -> None:
+    from spark_impl.reduce.adaptive_view import CostModel, SkiRental
+
+    model, stored, small = CostModel(), 2_000_000, 10_000
+    policy = SkiRental(model)
+    priced = model.step("bulk", small, stored)
+    policy.measured("bulk", small, stored, 3 * priced)  # halfway from 1 to 3
+    assert policy.scale == {"stream": 1.0, "bulk": 2.0}
+    assert policy.price("bulk", small, stored) == 2 * priced
+    fixed = SkiRental(model, calibrated=False)
+    fixed.measured("bulk", small, stored, 3 * priced)
+    assert fixed.scale == {"stream": 1.0, "bulk": 1.0}
+    # the regret of staying in bulk now grows twice as fast: the view leaves sooner
+    leave = [policy.choose("bulk", small, stored) for _ in range(30)].index("stream")
+    stay = [fixed.choose("bulk", small, stored) for _ in range(30)].index("stream")
+    assert leave < stay
 
 
 def _alternating() -> Any:
@@ -78,7 +96,9 @@ def test_views_and_changes_match_the_reference_across_moves_both_ways(spark: Any
     root = f"file://{tmp_path}"
 
     def runner() -> AdaptiveViewRunner:
-        return AdaptiveViewRunner(spark, "sum", "string", "bigint", root, sink, model=_alternating())
+        # prices from the model alone (not the machine's times): the moves are the test's
+        return AdaptiveViewRunner(spark, "sum", "string", "bigint", root, sink, model=_alternating(),
+                                  calibrated=False)
 
     view, model = runner(), ReduceModel("sum")
     model.load({})
