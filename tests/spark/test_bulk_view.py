@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.protocols import EngineError
 from tests.spark.oracle import ReduceModel, assert_replay_matches
 from tests.spark.test_reduce import traces
 
@@ -178,12 +177,3 @@ def test_runs_past_their_share_are_merged_into_one_base(spark: Any, tmp_path: An
     assert view_of(runner) == {"b": 7, "c": 10}
     names = set(runner.fs.names(runner.state))
     assert {"base-000001", "pairs-000002", "keys-000001", "keys-000002"}.isdisjoint(names)
-
-
-def test_an_engine_error_on_the_bulk_path_speaks_the_suite_s_classes(spark: Any) -> None:
-    engine = bulk_engine(spark, "count")
-    engine.load({"a": ["x"]})
-    with pytest.raises(EngineError) as refused:
-        engine.apply({}, {"z": ["x"]})
-    assert refused.value.error_class == "invalid-delta"
-    engine.close()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import given, settings
@@ -12,15 +12,19 @@ from hypothesis import strategies as st
 from conformance.protocols import EngineError
 from tests.spark.oracle import ReduceModel, assert_replay_matches
 
+if TYPE_CHECKING:
+    from spark_impl.protocol.reduce import RunnerPath
+
 pytestmark = pytest.mark.spark
 
 NAMES = ["sum", "count", "min", "max"]
 
 
-def engine_for(spark: Any, name: str, params: dict[str, Any] | None = None) -> Any:
+def engine_for(spark: Any, name: str, params: dict[str, Any] | None = None,
+               path: RunnerPath = "stream") -> Any:
     from spark_impl.protocol.reduce import SparkReduceEngine
 
-    engine = SparkReduceEngine(spark)
+    engine = SparkReduceEngine(spark, path=path)
     engine.declare(name, params or {})
     return engine
 
@@ -60,8 +64,9 @@ def test_invalid_delta_refused_and_state_unchanged(spark: Any, name: str) -> Non
     assert dict(before.view) == {"a": 8, "b": 1}
 
 
-def test_removing_from_an_absent_key_is_refused(spark: Any) -> None:
-    engine = engine_for(spark, "count")
+@pytest.mark.parametrize("path", ["stream", "bulk"])  # bulk: SKIP-DEC-SPARK-BULK's tables
+def test_removing_from_an_absent_key_is_refused(spark: Any, path: RunnerPath) -> None:
+    engine = engine_for(spark, "count", path=path)
     engine.load({"a": ["x"]})
     with pytest.raises(EngineError) as refused:
         engine.apply({}, {"z": ["x"]})
