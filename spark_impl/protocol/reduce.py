@@ -3,9 +3,9 @@
 Each case runs the production path: a maintained view
 (:mod:`spark_impl.reduce.maintained_view`) over a streaming source, one micro-batch per
 step (:class:`~spark_impl.reduce.view_runner.ViewRunner`), state in the state store; or,
-for a group reducer on the bulk path (``path="bulk"``), one table merge per step
-(:class:`~spark_impl.reduce.bulk_view.BulkViewRunner`), or either, chosen per step
-(``path="adaptive"``, :class:`~spark_impl.reduce.adaptive_view.AdaptiveViewRunner`).
+on the bulk path (``path="bulk"``), one table merge per step
+(:class:`~spark_impl.reduce.bulk_view.BulkViewRunner`); or, for a group reducer, either,
+chosen per step (``path="adaptive"``, :class:`~spark_impl.reduce.adaptive_view.AdaptiveViewRunner`).
 A ``load`` replaces the collection, so it starts a fresh stream whose first
 micro-batch is the collection. Keys travel as canonical JSON text; values as
 integers (``decimal(38,0)``) for the numeric reducers, else as JSON text. The
@@ -38,9 +38,9 @@ from spark_impl.reduce.suite_reducers import named_reducer, numeric_values
 from spark_impl.reduce.view_runner import Sink, ViewRunner
 
 INTEGER = "decimal(38,0)"
-#: Where a group reducer's view keeps its state: the state store (``stream``), tables merged
-#: in bulk (``bulk``), or either, chosen batch by batch (``adaptive``); the others keep theirs
-#: in the state store whatever is asked.
+#: Where a view keeps its state: the state store (``stream``), tables merged in bulk
+#: (``bulk``), or either, chosen batch by batch (``adaptive``: a group reducer's view; the
+#: others keep theirs in the state store).
 RunnerPath = Literal["stream", "bulk", "adaptive"]
 Runner = ViewRunner | BulkViewRunner | AdaptiveViewRunner
 
@@ -95,8 +95,8 @@ class SparkReduceEngine:
     def new_runner(self, sink: Sink, work_by: Column | None = None,
                    polling_delay: str | None = None) -> Runner:
         """A maintained view of the declared reducer over a fresh local folder
-        (``polling_delay``: :class:`~spark_impl.reduce.view_runner.ViewRunner`'s); a group
-        reducer's on the bulk path when the engine's :attr:`path` says so."""
+        (``polling_delay``: :class:`~spark_impl.reduce.view_runner.ViewRunner`'s), on the path
+        the engine's :attr:`path` says (:data:`RunnerPath`)."""
         r = self._reducer()
         if numeric_values(r):
             value_type = column_type = INTEGER
@@ -106,7 +106,7 @@ class SparkReduceEngine:
         folder = tempfile.mkdtemp(prefix="incspec-reduce-case-")
         atexit.register(shutil.rmtree, folder, True)  # a case's stream lives as long as the run
         root = "file://" + folder
-        if self.path != "stream" and isinstance(r, GroupReducer):
+        if self.path == "bulk" or (self.path == "adaptive" and isinstance(r, GroupReducer)):
             runner = BulkViewRunner if self.path == "bulk" else AdaptiveViewRunner
             return runner(self.spark, r, "string", value_type, root, sink, value_column_type=column_type,
                           with_work=True, work_by=work_by, polling_delay=polling_delay,

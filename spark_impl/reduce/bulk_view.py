@@ -1,4 +1,4 @@
-"""A group reducer's view held in tables: the bulk path (SKIP-DEC-SPARK-BULK).
+"""A reduce view held in tables: the bulk path (SKIP-DEC-SPARK-BULK).
 
 The streaming view (:mod:`spark_impl.reduce.view_runner`) keeps its state in the state
 store, one RocksDB point update per key and per (key, value) pair a batch touches: cheap for
@@ -8,12 +8,15 @@ same way (:meth:`~BulkViewRunner.step`, :meth:`~BulkViewRunner.step_folder`, the
 refusals and work counters) but keeps the state in Parquet tables and merges each batch
 into them in bulk:
 
-* ``keys``: per key of the view its size ``n`` (Σ w) and sums ``a0..`` (Σ w·contribution);
+* ``keys``: per key of the view its size ``n`` (Σ w) and accumulator: a group reducer's sums
+  ``a0..`` (Σ w·contribution), a fold reducer's ``acc``
+  (:mod:`spark_impl.reduce.bulk_accumulations` says how a batch moves each kind);
   rewritten at every step (the touched keys replaced), so a step costs O(keys) here;
 * ``pairs``: the multiplicities ``m`` of the (key, value) pairs, as a *base* (live pairs)
   and *runs* (each step's net weights per pair, appended): a step reads them only for the
-  pairs it removes from (the check Δ⁻ ⊆ C, SKIP-DEF-8); the runs are merged into a new
-  base once they pass :data:`RUNS_SHARE` of it.
+  pairs it removes from (the check Δ⁻ ⊆ C, SKIP-DEF-8) and for the keys whose ⊖ declined
+  (min, max, a user's reducer: recomputed from their values, SKIP-DEC-PARTIAL); the runs
+  are merged into a new base once they pass :data:`RUNS_SHARE` of it.
 
 A step is one batch, one part (SKIP-DEC-SPARK-PARTS): its removals are checked against the
 multiplicities before it, and its changes are exactly the keys whose entry differs. The
@@ -24,8 +27,9 @@ again on the same ``ROOT`` resumes from it. The sink sees a step's changes befor
 version is committed (as ``foreachBatch`` does): a step interrupted in between hands them
 over again when it is run again.
 
-Only group reducers (sum, count, vectors of sums) run here: min, max and Python reducers
-need the values of a key, which only the streaming view's operator keeps.
+Every reducer runs here: sums natively, min and max natively over typed values, a user's
+reducer (and min or max over JSON text) in Python, one call per hash bucket of keys. An
+adaptive view (:mod:`spark_impl.reduce.adaptive_view`) moves group reducers' views alone.
 """
 
 from __future__ import annotations
@@ -39,16 +43,15 @@ from pyspark.sql import Column, DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 
 from spark_impl.driver_rows import frame_of_rows
-from spark_impl.errors import SparkEngineError, cause
+from spark_impl.errors import cause
+from spark_impl.reduce.bulk_accumulations import Accumulation, accumulation_for, key_join
 from spark_impl.reduce.maintained_view import (
+    JSON_TEXT,
     REFUSALS_NAMED,
     InvalidDelta,
     Refused,
-    change_work,
-    contributions,
     first_of_each_key,
     normalise_changes,
-    overflow_refusal,
     plain,
     refuse_invalid_row,
 )
@@ -91,7 +94,7 @@ class Version:
 
 
 class BulkViewRunner:
-    """A group reducer's view over table-held state, stepped by the caller (module docstring)."""
+    """A reduce view over table-held state, stepped by the caller (module docstring)."""
 
     def __init__(self, spark: SparkSession, reducer: str | SparkReducer, key_type: str,
                  value_type: str, root: str, sink: Sink, *, value_column_type: str | None = None,
@@ -99,17 +102,15 @@ class BulkViewRunner:
         """As :class:`~spark_impl.reduce.view_runner.ViewRunner` (its streaming options,
         ``polling_delay`` and the like, have nothing to set here)."""
         r = builtin_reducer(reducer, value_type) if isinstance(reducer, str) else reducer
-        if not isinstance(r, GroupReducer):
-            raise SparkEngineError("unsupported", (
-                f"incspec: the bulk path keeps no values, so it runs group reducers (sum, count, "
-                f"vectors of sums) only, not {r.name!r}"))
         self.spark, self.reducer, self.sink = spark, r, sink
         self.root = root.rstrip("/")
         self.fs = file_system(spark, self.root)
         self.key_type, self.value_type = key_type, value_type
-        self.schema = f"k {key_type}, v {value_column_type or value_type}, w bigint"
-        self.acc_type = r.acc_type or value_type
-        self.components = [f"a{i}" for i in range(r.arity)]
+        buckets = int(spark.conf.get("spark.sql.shuffle.partitions") or 1)
+        self.accumulation: Accumulation = accumulation_for(r, value_type, key_type, buckets)
+        self.columns = [name for name, _ in self.accumulation.columns]
+        column_type = value_column_type or ("string" if value_type == JSON_TEXT else value_type)
+        self.schema = f"k {key_type}, v {column_type}, w bigint"
         self.with_work, self.work_by = with_work, work_by
         #: the last step's work counters, per value of ``work_by`` (else under ``None``)
         self.work: dict[object, dict[str, int]] = {}
@@ -137,8 +138,8 @@ class BulkViewRunner:
         return self.version.number > 0
 
     def _keys(self) -> DataFrame:
-        sums = ", ".join(f"{c} {self.acc_type}" for c in self.components)
-        schema = f"k {self.key_type}, n bigint, {sums}"
+        accumulator = ", ".join(f"{name} {kind}" for name, kind in self.accumulation.columns)
+        schema = f"k {self.key_type}, n bigint, {accumulator}"
         if self.version.keys is None:
             return frame_of_rows(self.spark, [], schema)
         # the schema given: no job to infer it from the files' footers
@@ -148,7 +149,7 @@ class BulkViewRunner:
         """The pair tables ``k, v, m`` of ``folders`` as one frame, one scan (None: no table)."""
         if not folders:
             return None
-        schema = f"k {self.key_type}, v {self.value_type}, m bigint"
+        schema = f"k {self.key_type}, v {self.accumulation.pair_value_type}, m bigint"
         return self.spark.read.schema(schema).parquet(*[f"{self.state}/{folder}" for folder in folders])
 
     # --- stepping ------------------------------------------------------------------------
@@ -173,57 +174,66 @@ class BulkViewRunner:
         self.step(self.spark.read.schema(self.schema).parquet(folder))
 
     def _apply(self, rows: DataFrame) -> None:
-        base = contributions(normalise_changes(rows), self.reducer, self.value_type)
+        base = self.accumulation.prepared(normalise_changes(rows))
         seen = Observation()
         base = base.observe(seen, F.count_if(F.col("invalid").isNotNull()).alias("invalid"),
                             F.count_if(F.col("invalid").isNull() & (F.col("w") < 0)).alias("removals"))
         valid = base.where(F.col("invalid").isNull())
-        sums = self._touched(valid)
-        lost = Observation()
-        touched = sums.observe(lost, F.count_if(self._overflowed()).alias("overflow")).persist()
+        if not isinstance(self.reducer, GroupReducer):
+            # a fold reads the batch up to three times (fold, recompute, check): once from its source
+            valid = valid.persist()
         try:
-            touched.write.format("noop").mode("overwrite").save()  # one job: both observations
-            facts = seen.get
-            if facts["invalid"]:
-                refuse_invalid_row(base)
-            if lost.get["overflow"]:
-                self._refuse_overflow(touched, valid)
-            if facts["removals"]:
-                self._check(valid)
-            if self.with_work:
-                self.work = change_work(valid, self.work_by)
-            self.sink(self._changes(touched), self.steps)
-            self._commit(self.version.number + 1, touched, valid)
+            touched = self.accumulation.touched(valid, self._keys(), lambda keys: self._values_after(valid, keys))
+            lost = Observation()
+            touched = touched.observe(lost, F.count_if("lost").alias("lost")).persist()
+            try:
+                self._materialise(touched, base, valid)  # one job: both observations
+                facts = seen.get
+                if facts["invalid"]:
+                    refuse_invalid_row(base)
+                if lost.get["lost"]:
+                    raise self.accumulation.overflow(touched, valid)
+                if facts["removals"]:
+                    self._check(valid)
+                if self.with_work:
+                    self.work = self.accumulation.work(valid, touched, self.work_by)
+                self.sink(self._changes(touched), self.steps)
+                self._commit(self.version.number + 1, touched, valid)
+            finally:
+                touched.unpersist()
         finally:
-            touched.unpersist()
+            valid.unpersist()
         self.steps += 1
 
-    def _touched(self, valid: DataFrame) -> DataFrame:
-        """Per key the batch touched: its size and sums before (``n0, a0_0..``), the batch's
-        (``dn, da0..``) and after (``n, a0..``: null where a sum overflowed)."""
-        delta = valid.groupBy("k").agg(F.try_sum("w").alias("dn"),
-                                       *[F.try_sum(c).alias(f"d{c}") for c in self.components])
-        old = self._keys().select("k", F.col("n").alias("n0"),
-                                  *[F.col(c).alias(f"{c}_0") for c in self.components])
-        joined = delta.join(old, "k", "left")
-        zero = F.lit(0)
-        return joined.select(
-            "k", "n0", *[f"{c}_0" for c in self.components], "dn",
-            *[f"d{c}" for c in self.components],
-            F.try_add(F.coalesce(F.col("n0"), zero.cast("bigint")), F.col("dn")).alias("n"),
-            *[F.try_add(F.coalesce(F.col(f"{c}_0"), zero.cast(self.acc_type)), F.col(f"d{c}")).alias(c)
-              for c in self.components])
+    def _materialise(self, touched: DataFrame, base: DataFrame, valid: DataFrame) -> None:
+        """Compute ``touched``. A user's ⊖ may fail on a removal the check refuses (a value the
+        key does not hold): a failure is first explained by the batch's refusal, if it has one."""
+        try:
+            touched.write.format("noop").mode("overwrite").save()
+        except Exception:
+            if isinstance(self.reducer, GroupReducer):
+                raise
+            refuse_invalid_row(base)
+            self._check(valid)
+            raise
 
-    def _overflowed(self) -> Column:
-        lost = F.col("n").isNull()
-        for c in self.components:
-            lost = lost | F.col(c).isNull()
-        return lost
+    def _pairs_at(self, keys: DataFrame) -> DataFrame | None:
+        """The stored pairs ``k, v, m`` of the keys in ``keys`` (a frame ``k``), from the base
+        and every run: the keys broadcast, so the pairs are read, not shuffled; a null key is
+        a key like any (None: no pair stored)."""
+        stored = self._pairs(self.version.pairs)
+        if stored is None:
+            return None
+        return key_join(stored, F.broadcast(keys.distinct()), "left_semi")
 
-    def _refuse_overflow(self, touched: DataFrame, valid: DataFrame) -> None:
-        key = touched.where(self._overflowed()).orderBy("k").select("k").first()
-        assert key is not None
-        raise overflow_refusal(key["k"], valid.where(F.col("k") == key["k"]), self.accumulator_type)
+    def _values_after(self, valid: DataFrame, keys: DataFrame) -> DataFrame:
+        """The live pairs ``k, v, m`` of the keys in ``keys`` after the batch's ``valid`` rows."""
+        pairs = key_join(valid, F.broadcast(keys.distinct()), "left_semi").select(
+            "k", "v", F.col("w").alias("m"))
+        stored = self._pairs_at(keys)
+        if stored is not None:
+            pairs = pairs.unionByName(stored)
+        return pairs.groupBy("k", "v").agg(F.sum("m").alias("m")).where(F.col("m") > 0)
 
     def _check(self, valid: DataFrame) -> None:
         """Δ⁻ ⊆ C: each pair the batch removes from occurs at least as often as it is removed
@@ -231,13 +241,10 @@ class BulkViewRunner:
         zero, none = F.lit(0).cast("bigint"), F.lit(None).cast("string")
         removals = valid.where(F.col("w") < 0).select("k", "v", zero.alias("held"),
                                                       (-F.col("w")).alias("removed"), "file")
-        stored = self._pairs(self.version.pairs)
-        if stored is not None:
-            # the stored pairs of the keys removed from (their keys broadcast: the pairs are
-            # read, not shuffled), summed with the removals in one aggregation (not a join on
-            # the value: a null value is a value like any); <=>: a null key is a key like any
-            keys = F.broadcast(removals.select(F.col("k").alias("removed_k")).distinct())
-            near = stored.join(keys, stored["k"].eqNullSafe(keys["removed_k"]), "left_semi")
+        near = self._pairs_at(removals.select("k"))
+        if near is not None:
+            # the stored pairs summed with the removals in one aggregation (not a join on the
+            # value: a null value is a value like any)
             removals = removals.unionByName(near.select("k", "v", F.col("m").alias("held"),
                                                         zero.alias("removed"), none.alias("file")))
         held = removals.groupBy("k", "v").agg(F.sum("held").alias("held"), F.sum("removed").alias("removed"),
@@ -245,7 +252,8 @@ class BulkViewRunner:
         # a refusal's facts: at most REFUSALS_NAMED rows, brought up only when the batch is refused
         found = held.where(F.col("held") < F.col("removed")).orderBy("k", "v").limit(
             REFUSALS_NAMED).collect()
-        refusal = first_of_each_key([InvalidDelta(plain(row["k"]), plain(row["v"]), int(row["held"]),
+        said = self.accumulation.reported
+        refusal = first_of_each_key([InvalidDelta(plain(row["k"]), said(row["v"]), int(row["held"]),
                                                   int(row["removed"]), row["file"]) for row in found])
         if refusal is not None:
             raise refusal
@@ -253,15 +261,8 @@ class BulkViewRunner:
     def _changes(self, touched: DataFrame) -> DataFrame:
         """Exactly the keys whose entry differs: ``key, present, accumulator``."""
         present = F.col("n") > 0
-        was_present = F.coalesce(F.col("n0"), F.lit(0)) > 0
-        moved = F.lit(False)
-        for c in self.components:
-            moved = moved | (F.col(f"d{c}") != 0)
-        parts = [F.col(c) for c in self.components]
-        accumulator = parts[0] if self.reducer.scalar else F.array(*parts)
-        return touched.where((present != was_present) | (present & moved)).select(
-            F.col("k").alias("key"), present.alias("present"),
-            F.when(present, accumulator).alias("accumulator"))
+        return touched.where("changed").select(F.col("k").alias("key"), present.alias("present"),
+                                               F.when(present, self.accumulation.accumulator()).alias("accumulator"))
 
     # --- committing ------------------------------------------------------------------------
 
@@ -271,8 +272,8 @@ class BulkViewRunner:
         manifest; then the tables the old version alone used are deleted."""
         old = self.version
         keys_name = f"keys-{number:06d}"
-        kept = self._keys().join(touched.select("k"), "k", "left_anti")
-        now = touched.where(F.col("n") > 0).select("k", "n", *self.components)
+        kept = key_join(self._keys(), touched.select("k"), "left_anti")
+        now = touched.where(F.col("n") > 0).select("k", "n", *self.columns)
         self._write(kept.unionByName(now), keys_name)
         # no pairs yet (the first step, a load): the checked batch's pairs are all live, a base
         run_name = f"pairs-{number:06d}" if old.pairs else f"base-{number:06d}"
@@ -328,13 +329,11 @@ class BulkViewRunner:
 
     @property
     def accumulator_type(self) -> str:
-        return self.acc_type if self.reducer.scalar else f"array<{self.acc_type}>"
+        return self.accumulation.accumulator_type
 
     def read_view(self) -> DataFrame:
         """The whole view ``key, accumulator`` as of the last committed step."""
-        parts = [F.col(c) for c in self.components]
-        accumulator = parts[0] if self.reducer.scalar else F.array(*parts)
-        return self._keys().select(F.col("k").alias("key"), accumulator.alias("accumulator"))
+        return self._keys().select(F.col("k").alias("key"), self.accumulation.accumulator().alias("accumulator"))
 
     def stored_sizes(self) -> dict[str, int]:
         """``rows``: the distinct (key, value) pairs present; ``keys``: the keys of the view."""
@@ -349,13 +348,13 @@ class BulkViewRunner:
         a ``key`` row per key (its size as ``w``), a ``pair`` row per live (key, value)."""
         none = F.lit(None)
         keys = self._keys().select(F.lit("key").alias("kind"), "k", none.cast(self.value_type).alias("v"),
-                                   F.col("n").alias("w"), *self.components)
+                                   F.col("n").alias("w"), *self.columns)
         pairs = self._pairs(self.version.pairs)
         if pairs is None:
             return keys
         live = pairs.groupBy("k", "v").agg(F.sum("m").alias("w")).where(F.col("w") > 0)
         return keys.unionByName(live.select(F.lit("pair").alias("kind"), "k", "v", "w",
-                                            *[none.cast(self.acc_type).alias(c) for c in self.components]))
+                                            *[none.cast(kind).alias(name) for name, kind in self.accumulation.columns]))
 
     def seed(self, live: DataFrame | None) -> None:
         """Replace the state by ``live`` (rows as :meth:`live_groups` gives them; None: empty),
@@ -366,7 +365,7 @@ class BulkViewRunner:
         else:
             keys_name, base_name = f"keys-{number:06d}", f"base-{number:06d}"
             is_key = F.col("kind") == "key"
-            self._write(live.where(is_key).select("k", F.col("w").alias("n"), *self.components), keys_name)
+            self._write(live.where(is_key).select("k", F.col("w").alias("n"), *self.columns), keys_name)
             counted = Observation()
             base = live.where(~is_key).select("k", "v", F.col("w").alias("m"))
             rows = self._write(base.observe(counted, F.count(F.lit(1)).alias("rows")), base_name, counted)

@@ -127,7 +127,7 @@ class KeyedFold(StatefulProcessor):
         calls = 0
         # the parts in order (one, mostly); a stable sort keeps each part's rows in order
         for _, part in itertools.groupby(sorted(changes, key=_part_of), key=_part_of):
-            removed, added, first_file = _tally(part)
+            removed, added, first_file = tally(part)
             for v, count in sorted(removed.items()):
                 if count > values.count(v):
                     raise InvalidDeltaError(_plain_key(k), decode(v), values.count(v), count,
@@ -150,35 +150,49 @@ class KeyedFold(StatefulProcessor):
 
     def _fold(self, acc: Any, removed: dict[str, int], added: dict[str, int],
               after: _Multiset) -> tuple[Any, int]:
-        """SKIP-DEF-10: ⊖ each removed value, then ⊕ each added one; if a ⊖ declines,
-        the key is recomputed from ``initial`` over its values ``after`` the delta."""
-        calls = 0
-        for v, count in sorted(removed.items()):
-            value = decode(v)
-            for _ in range(count):
-                calls += 1
-                result = self.remove(acc, value)
-                if result is None:  # SKIP-DEC-PARTIAL: the one place all the key's pairs are read
-                    return self._refold(after.all(), calls)
-                acc = result
-        for v, count in sorted(added.items()):
-            value = decode(v)
-            for _ in range(count):
-                calls += 1
-                acc = self.add(acc, value)
-        return acc, calls
-
-    def _refold(self, values: dict[str, int], calls: int) -> tuple[Any, int]:
-        acc = self.initial
-        for v, count in sorted(values.items()):
-            value = decode(v)
-            for _ in range(count):
-                calls += 1
-                acc = self.add(acc, value)
+        """SKIP-DEF-10 on one part (:func:`fold_part`); a declined remove recomputes the key
+        from its values ``after`` the delta, the one place all its pairs are read."""
+        acc, calls, declined = fold_part(self.remove, self.add, acc, removed, added)
+        if declined:  # SKIP-DEC-PARTIAL
+            return refold(self.initial, self.add, after.all(), calls)
         return acc, calls
 
     def close(self) -> None:
         pass
+
+
+Add = Callable[[Any, Any], Any]
+
+
+def fold_part(remove: Callable[[Any, Any], Any | None], add: Add, acc: Any,
+              removed: dict[str, int], added: dict[str, int]) -> tuple[Any, int, bool]:
+    """SKIP-DEF-10 on one part of a key's delta: ⊖ each removed value, then ⊕ each added
+    one (values as JSON text, each in text order, as often as its count). Returns the
+    accumulator, the ⊕/⊖ calls made, and whether a ⊖ declined (returned ``None``): then the
+    accumulator is ``None`` and the key must be recomputed (:func:`refold`) from its values
+    after the delta."""
+    calls = 0
+    for v, count in sorted(removed.items()):
+        value = decode(v)
+        for _ in range(count):
+            calls += 1
+            result = remove(acc, value)
+            if result is None:
+                return None, calls, True
+            acc = result
+    acc, calls = refold(acc, add, added, calls)
+    return acc, calls, False
+
+
+def refold(acc: Any, add: Add, values: dict[str, int], calls: int) -> tuple[Any, int]:
+    """⊕ over ``values`` (JSON text: multiplicity) from ``acc``, in text order; ``calls``
+    counted on from those already made. From ``initial``: a key recomputed from its values."""
+    for v, count in sorted(values.items()):
+        value = decode(v)
+        for _ in range(count):
+            calls += 1
+            acc = add(acc, value)
+    return acc, calls
 
 
 class _Multiset:
@@ -258,7 +272,7 @@ def _part_of(change: Change) -> str:
     return change[0]
 
 
-def _tally(part: Iterable[Change]) -> tuple[dict[str, int], dict[str, int], dict[str, Any]]:
+def tally(part: Iterable[Change]) -> tuple[dict[str, int], dict[str, int], dict[str, Any]]:
     """A part's removals and additions per value (JSON text), and the file of each
     value's first removal."""
     removed: dict[str, int] = {}

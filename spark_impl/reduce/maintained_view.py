@@ -580,7 +580,7 @@ def _buffer_names(stored: DataFrame) -> str:
                                  for n, f in zip(names, fields, strict=True)) + ">"
 
 
-def _json_text(v: Column, value_type: str) -> Column:
+def json_text(v: Column, value_type: str) -> Column:
     """A value as its JSON text (``json``: the column holds canonical JSON text already)."""
     if value_type == JSON_TEXT:
         return v
@@ -592,7 +592,7 @@ def _fold_updates(rows: DataFrame, r: OrderReducer | PythonReducer, key_type: st
                   value_type: str, buckets: int) -> DataFrame:
     """The :class:`~spark_impl.reduce.keyed_fold.KeyedFold` operator over hash buckets of the key."""
     processor = _fold_processor(r, key_type)
-    payload = rows.select("k", _json_text(F.col("v"), value_type).alias("v"), "w", "file", "part",
+    payload = rows.select("k", json_text(F.col("v"), value_type).alias("v"), "w", "file", "part",
                           "invalid")
     bucketed = payload.withColumn("bucket", F.pmod(F.hash("k"), F.lit(buckets)))
     return bucketed.groupBy("bucket").transformWithStateInPandas(
@@ -601,12 +601,18 @@ def _fold_updates(rows: DataFrame, r: OrderReducer | PythonReducer, key_type: st
 
 
 def _fold_processor(r: OrderReducer | PythonReducer, key_type: str) -> KeyedFold:
+    return KeyedFold(*fold_functions(r), key_type)
+
+
+def fold_functions(r: OrderReducer | PythonReducer
+                   ) -> tuple[Any, Callable[[Any, Any], Any], Callable[[Any, Any], Any | None]]:
+    """A fold reducer's ``(initial, add, remove)`` in Python: a user's as declared; min and max
+    as Skip's built-ins, whose ⊖ declines when the removed value may be the extremum."""
     if isinstance(r, PythonReducer):
-        return KeyedFold(r.initial, r.add, r.remove, key_type)
-    # Skip's built-in Min/Max: ⊖ declines when the removed value may be the extremum
+        return r.initial, r.add, r.remove
     if r.smallest:
-        return KeyedFold(None, _min_add, _min_remove, key_type)
-    return KeyedFold(None, _max_add, _max_remove, key_type)
+        return None, _min_add, _min_remove
+    return None, _max_add, _max_remove
 
 
 def _min_add(a: Any, v: Any) -> Any:

@@ -1,5 +1,6 @@
-"""The bulk path of a group reducer's view (SKIP-DEC-SPARK-BULK): the same views, changes and
-refusals as the reference, and a state that a failed step leaves as it was."""
+"""The bulk path of a reduce view (SKIP-DEC-SPARK-BULK): the same views, changes and refusals
+as the reference, for sums, extrema and Python reducers, and a state that a failed step leaves
+as it was."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from tests.spark.test_reduce import traces
 
 pytestmark = pytest.mark.spark
 
-GROUP_NAMES = ["sum", "count"]
+NAMES = ["sum", "count", "min", "max"]
 
 
 def bulk_engine(spark: Any, name: str) -> Any:
@@ -48,26 +49,64 @@ def view_of(runner: Any) -> dict[str, Any]:
 
 
 @pytest.mark.spec("SKIP-DEC-SPARK-BULK", evidence="example")
-def test_the_bulk_path_holds_group_reducers_and_the_stream_path_the_others(spark: Any) -> None:
+def test_the_bulk_path_holds_every_reducer_and_the_adaptive_view_group_reducers_alone(spark: Any) -> None:
+    from spark_impl.protocol.reduce import SparkReduceEngine
+    from spark_impl.reduce.adaptive_view import AdaptiveViewRunner
     from spark_impl.reduce.bulk_view import BulkViewRunner
     from spark_impl.reduce.view_runner import ViewRunner
 
-    summed, least = bulk_engine(spark, "sum"), bulk_engine(spark, "min")
+    engines = [bulk_engine(spark, name) for name in ("sum", "min", "xor")]
+    adaptive = SparkReduceEngine(spark, path="adaptive")
+    adaptive.declare("min", {})
     try:
-        assert dict(summed.load({"a": [3, 5]}).view) == {"a": 8}
-        assert dict(least.load({"a": [3, 5]}).view) == {"a": 3}
-        assert isinstance(summed.runner, BulkViewRunner)
-        assert isinstance(least.runner, ViewRunner)  # min keeps values: the state store's operator
+        views = [dict(engine.load({"a": [3, 5]}).view) for engine in engines]
+        assert views == [{"a": 8}, {"a": 3}, {"a": 6}]
+        assert all(isinstance(engine.runner, BulkViewRunner) for engine in engines)
+        assert dict(adaptive.load({"a": [3, 5]}).view) == {"a": 3}
+        # a fold view's state store layout is not a group view's: it does not move
+        assert isinstance(adaptive.runner, ViewRunner) and not isinstance(adaptive.runner, AdaptiveViewRunner)
     finally:
-        summed.close()
-        least.close()
+        for engine in [*engines, adaptive]:
+            engine.close()
 
 
-def test_a_reducer_that_keeps_values_is_refused_by_the_bulk_runner(spark: Any, tmp_path: Any) -> None:
-    from spark_impl.errors import SparkEngineError
+@pytest.mark.spec("SKIP-DEC-SPARK-BULK", evidence="example")
+@pytest.mark.parametrize("name", ["min", "max"])
+def test_an_extremum_on_the_bulk_path_declines_and_is_recomputed_as_the_reference_says(
+        spark: Any, name: str) -> None:
+    """min and max natively: removals at the extremum recompute the key from its stored values."""
+    engine = bulk_engine(spark, name)
+    try:
+        assert_replay_matches(engine, ReduceModel(name), {"a": [3, 5, 7], "b": [1], "c": [4, 4]}, [
+            ({"a": [1], "c": [6]}, {"b": [1], "a": [3]}),  # b empties; a's min 3 goes, 1 comes
+            ({}, {"a": [1, 7]}),                             # a's min and max go together
+            ({"b": [2, 2]}, {"c": [4]}),                    # c keeps a 4: its min stays
+            ({"a": [0]}, {"c": [4, 6]}),                    # c empties
+            ({}, {"c": [4]}),                               # c is gone: refused
+        ])
+    finally:
+        engine.close()
 
-    with pytest.raises(SparkEngineError, match="group reducers"):
-        bulk_runner(spark, f"file://{tmp_path}", reducer="min")
+
+def test_a_python_reducer_whose_remove_fails_on_a_missing_value_is_refused_by_the_check(
+        spark: Any, tmp_path: Any) -> None:
+    """The fold runs before the check; a ⊖ that raises on the value the check refuses yields the refusal."""
+    from spark_impl.reduce.bulk_view import BulkViewRunner
+    from spark_impl.reduce.maintained_view import InvalidDelta
+    from spark_impl.reduce.reducer_kinds import PythonReducer
+
+    def remove(a: int, v: int) -> int:
+        if a < v:
+            raise ValueError(f"cannot take {v} from {a}")
+        return a - v
+
+    strict_sum = PythonReducer("strict-sum", 0, lambda a, v: a + v, remove)
+    runner = BulkViewRunner(spark, strict_sum, "string", "bigint", f"file://{tmp_path}", lambda c, i: None)
+    step(spark, runner, [("a", 1, 1)])
+    with pytest.raises(InvalidDelta) as refused:
+        step(spark, runner, [("a", 5, -1)])
+    assert (refused.value.key, refused.value.value, refused.value.available) == ("a", 5, 0)
+    assert view_of(runner) == {"a": "1"}
 
 
 @pytest.mark.spec("SKIP-DEC-SPARK-BULK", evidence="example")
@@ -84,7 +123,7 @@ def test_a_trace_on_the_bulk_path_matches_the_reference(spark: Any) -> None:
 
 
 @settings(max_examples=4)  # each example is ~8 Spark jobs a step
-@given(st.sampled_from(GROUP_NAMES), traces())
+@given(st.sampled_from(NAMES), traces())
 @pytest.mark.heavy
 @pytest.mark.spec("SKIP-DEC-SPARK-BULK", evidence="property")
 def test_random_traces_on_the_bulk_path_match_the_reference(spark: Any, name: str, trace: Any) -> None:

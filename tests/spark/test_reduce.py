@@ -48,10 +48,11 @@ def test_trace_matches_recompute(spark: Any, name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["saturating_sum"])  # a Python reducer: the check is not native
+@pytest.mark.parametrize("path", ["stream", "bulk"])
 @pytest.mark.heavy
-def test_invalid_delta_refused_and_state_unchanged(spark: Any, name: str) -> None:
+def test_invalid_delta_refused_and_state_unchanged(spark: Any, name: str, path: RunnerPath) -> None:
     params = {"cap": 100} if name == "saturating_sum" else {}
-    engine = engine_for(spark, name, params)
+    engine = engine_for(spark, name, params, path=path)
     before = engine.load({"a": [3, 5], "b": [1]})
     with pytest.raises(EngineError) as refused:
         engine.apply({"a": [1]}, {"a": [5, 5]})  # 5 occurs once in C(a)
@@ -81,9 +82,10 @@ def test_unknown_reducer_is_malformed_input(spark: Any) -> None:
     assert refused.value.error_class == "malformed-input"
 
 
-def test_ill_formed_reducer_runs_skip_update(spark: Any) -> None:
+@pytest.mark.parametrize("path", ["stream", "bulk"])
+def test_ill_formed_reducer_runs_skip_update(spark: Any, path: RunnerPath) -> None:
     """saturating_sum runs as declared (SKIP-DEF-10): removals first, then additions."""
-    engine = engine_for(spark, "saturating_sum", {"cap": 10})
+    engine = engine_for(spark, "saturating_sum", {"cap": 10}, path=path)
     assert dict(engine.load({"a": [3, 5, 7]}).view) == {"a": 10}
     # update: (10 - 3) then min(10, 7 + 1) = 8, while a recompute would give min(10, 13) = 10
     assert dict(engine.apply({"a": [1]}, {"a": [3]}).view) == {"a": 8}
@@ -125,10 +127,13 @@ def test_random_traces_match_recompute(spark: Any, name: str, trace: Any) -> Non
     assert_replay_matches(engine_for(spark, name), ReduceModel(name), initial, steps)
 
 
-def test_python_reducer_declining_remove_recomputes_the_key(spark: Any, tmp_path: Any) -> None:
+@pytest.mark.parametrize("path", ["stream", "bulk"])
+def test_python_reducer_declining_remove_recomputes_the_key(spark: Any, tmp_path: Any,
+                                                            path: RunnerPath) -> None:
     """The library face with a user reducer: a custom min whose remove declines on the
-    minimum; those keys are refolded from their values kept in the state store
-    (SKIP-DEC-PARTIAL), the others updated in place."""
+    minimum; those keys are refolded from their values kept in the state store (the
+    tables, on the bulk path) (SKIP-DEC-PARTIAL), the others updated in place."""
+    from spark_impl.reduce.bulk_view import BulkViewRunner
     from spark_impl.reduce.reducer_kinds import PythonReducer
     from spark_impl.reduce.view_runner import ViewRunner
 
@@ -142,7 +147,8 @@ def test_python_reducer_declining_remove_recomputes_the_key(spark: Any, tmp_path
     def sink(changes: Any, batch_id: int) -> None:
         seen.append({r["key"]: r["accumulator"] if r["present"] else None for r in changes.collect()})
 
-    runner = ViewRunner(spark, custom_min, "string", "bigint", f"file://{tmp_path}", sink)
+    kind = ViewRunner if path == "stream" else BulkViewRunner
+    runner = kind(spark, custom_min, "string", "bigint", f"file://{tmp_path}", sink)
     try:
         rows = "k string, v bigint, w bigint"
         runner.step(spark.createDataFrame([("a", 3, 1), ("a", 5, 2), ("b", 1, 1), ("c", 8, 1)], rows))
@@ -151,7 +157,7 @@ def test_python_reducer_declining_remove_recomputes_the_key(spark: Any, tmp_path
         assert seen == [{"a": "3", "b": "1", "c": "8"}, {"a": "5"}]
         view = {r["key"]: r["accumulator"] for r in runner.read_view().collect()}
         assert view == {"a": "5", "b": "1", "c": "8"}
-        # one state entry per (key, value) present: (a, 3), at 0, was deleted
+        # one (key, value) pair per value present: (a, 3), at 0, is gone
         assert runner.stored_sizes() == {"rows": 5, "keys": 3}
     finally:
         runner.stop()

@@ -30,10 +30,11 @@ def test_reduce_counts_value_occurrences_and_keys(spark: Any) -> None:
     assert engine.apply({}, {}).work == {"reducer_calls": 0, "keys_touched": 0}
 
 
-def test_reduce_counts_the_refold_of_a_declined_remove(spark: Any) -> None:
+@pytest.mark.parametrize("path", ["stream", "bulk"])
+def test_reduce_counts_the_refold_of_a_declined_remove(spark: Any, path: Any) -> None:
     from spark_impl.protocol.reduce import SparkReduceEngine
 
-    engine = SparkReduceEngine(spark)
+    engine = SparkReduceEngine(spark, path=path)
     engine.declare("min", {})
     engine.load({"a": [1, 5, 9]})
     beyond = engine.apply({}, {"a": [9]})  # not the minimum: remove keeps it
