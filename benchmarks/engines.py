@@ -103,15 +103,20 @@ EXACT = "decimal(38,0)"
 def spark_reducer(kind: str) -> Any:
     """``builtin``: a native group reducer (sum, count), summed exactly as the pipeline sums
     integers (:data:`EXACT`); ``python``: the same as a Python ``(initial, add, remove)``
-    folded through Arrow (Python integers: exact too)."""
+    folded through Arrow (Python integers: exact too); ``min``: the built-in min (another
+    view over the same stored rows: a fold, not a group)."""
     from pyspark.sql import functions as F
 
-    from spark_impl.reduce.reducer_kinds import GroupReducer, PythonReducer
+    from spark_impl.reduce.reducer_kinds import GroupReducer, PythonReducer, min_reducer
 
     if kind == "builtin":
         return GroupReducer("sum_count", 2, lambda v: [v, F.lit(1)], scalar=False, value_type="bigint",
                             acc_type=EXACT)
-    return PythonReducer("python_sum_count", (0, 0), _add, _remove)
+    if kind == "min":
+        return min_reducer("bigint")
+    if kind == "python":
+        return PythonReducer("python_sum_count", (0, 0), _add, _remove)
+    raise ValueError(f"no Spark reducer {kind!r} (builtin, python, min)")
 
 
 # --- Spark ---------------------------------------------------------------------------
@@ -210,20 +215,23 @@ class SparkNative(SparkReduce):
 
 
 class SparkBulk(SparkReduce):
-    """The same view on another path: ``bulk`` (:class:`~spark_impl.reduce.bulk_view.BulkViewRunner`:
+    """A view on another path: ``bulk`` (:class:`~spark_impl.reduce.bulk_view.BulkViewRunner`:
     state in tables, each batch merged in bulk, a staged folder read where it is) or
-    ``adaptive`` (:class:`~spark_impl.reduce.adaptive_view.AdaptiveViewRunner`: either, per batch)."""
+    ``adaptive`` (:class:`~spark_impl.reduce.adaptive_view.AdaptiveViewRunner`: either, per
+    batch); of the reducer ``kind`` (:func:`spark_reducer`; named ``spark-bulk-python`` and
+    the like when not ``builtin``)."""
 
-    def __init__(self, spark: Any, staging: str, path: str = "bulk") -> None:
-        super().__init__(spark, "builtin", staging)
-        self.name, self.path = f"spark-{path}", path
+    def __init__(self, spark: Any, staging: str, path: str = "bulk", kind: str = "builtin") -> None:
+        super().__init__(spark, kind, staging)
+        self.name = f"spark-{path}" if kind == "builtin" else f"spark-{path}-{kind}"
+        self.path = path
 
     def _engine(self) -> Any:
         from spark_impl.reduce.adaptive_view import AdaptiveViewRunner
         from spark_impl.reduce.bulk_view import BulkViewRunner
 
         runner = BulkViewRunner if self.path == "bulk" else AdaptiveViewRunner
-        return SteppedView(self.spark, spark_reducer("builtin"), "bigint", "bigint", runner=runner)
+        return SteppedView(self.spark, spark_reducer(self.kind), "bigint", "bigint", runner=runner)
 
 
 class SparkRecompute:

@@ -28,6 +28,8 @@ RATIOS = {
     "reduce": [("spark-recompute", "spark-builtin"), ("spark-recompute", "spark-bulk"),
                ("spark-builtin", "spark-bulk"), ("spark-recompute", "spark-adaptive"),
                ("spark-builtin", "spark-adaptive"), ("spark-builtin", "spark-native"),
+               ("spark-bulk-python", "spark-bulk"), ("spark-python", "spark-bulk-python"),
+               ("spark-min", "spark-bulk-min"), ("spark-bulk-min", "spark-bulk"),
                ("spark-builtin", "pathway-builtin"),
                ("spark-python", "pathway-custom"), ("flink-builtin", "pathway-builtin"),
                ("flink-custom", "pathway-custom"), ("flink-builtin", "spark-recompute"),
@@ -35,7 +37,8 @@ RATIOS = {
     "reach": [("spark-recompute", "spark-fixpoint"), ("spark-fixpoint", "pathway-iterate"),
               ("spark-recompute", "spark-zset"), ("oracle-naive", "oracle-incremental")],
 }
-ORDER = ["spark-builtin", "spark-bulk", "spark-adaptive", "spark-python", "spark-native", "spark-fixpoint", "spark-zset", "spark-recompute",
+ORDER = ["spark-builtin", "spark-bulk", "spark-adaptive", "spark-python", "spark-bulk-python", "spark-min",
+         "spark-bulk-min", "spark-native", "spark-fixpoint", "spark-zset", "spark-recompute",
          "pathway-builtin", "pathway-custom", "pathway-iterate", "flink-builtin", "flink-custom",
          "oracle-incremental", "oracle-naive"]
 

@@ -87,8 +87,9 @@ PRESETS = {
                     "spark-python": 10_000_000}, chain_edges=1_000, budget_s=1800),
 }
 
-REDUCE_ENGINES = ["spark-builtin", "spark-bulk", "spark-adaptive", "spark-python", "spark-native", "spark-recompute", "pathway-builtin", "pathway-custom",
-                  "flink-builtin", "flink-custom", "oracle-incremental", "oracle-naive"]
+REDUCE_ENGINES = ["spark-builtin", "spark-bulk", "spark-adaptive", "spark-python", "spark-bulk-python",
+                  "spark-min", "spark-bulk-min", "spark-native", "spark-recompute", "pathway-builtin",
+                  "pathway-custom", "flink-builtin", "flink-custom", "oracle-incremental", "oracle-naive"]
 REACH_ENGINES = ["spark-fixpoint", "spark-zset", "spark-recompute", "pathway-iterate",
                  "oracle-incremental", "oracle-naive"]
 
@@ -194,8 +195,9 @@ class Runner:
                 runner = engines.SparkRecompute(self.spark, self._staging(name))
             elif name == "spark-native":
                 runner = engines.SparkNative(self.spark, self._staging(name))
-            elif name in ("spark-bulk", "spark-adaptive"):
-                runner = engines.SparkBulk(self.spark, self._staging(name), name.removeprefix("spark-"))
+            elif name.startswith(("spark-bulk", "spark-adaptive")):  # spark-<path>[-<reducer>]
+                path, _, kind = name.removeprefix("spark-").partition("-")
+                runner = engines.SparkBulk(self.spark, self._staging(name), path, kind or "builtin")
             elif name.startswith("spark-"):
                 runner = engines.SparkReduce(self.spark, name.removeprefix("spark-"), self._staging(name))
             else:
