@@ -4,7 +4,7 @@
                      [--checkpoint DIR] [--master URL | --remote sc://HOST:PORT]
                      [--format json|csv|parquet]
                      [--follow] [--on-invalid stop|quarantine] [--snapshot-every N]
-                     [--files-per-batch N]
+                     [--files-per-batch N] [--reduce-path stream|bulk]
 
 Paths are local folders or Hadoop URLs (``file://``, ``hdfs://``, ``s3a://``).
 
@@ -66,6 +66,10 @@ State: each view is a streaming query with its checkpoint in
 the view's state store, committed with each micro-batch (the reach view: its engine's
 tables under ``reach-state``, each micro-batch saving the tables' changes and only the
 bases rewritten since the micro-batch before, :mod:`~spark_impl.storage.saved_tables`).
+With ``--reduce-path bulk`` a reduce view keeps its state in tables instead, under
+``CHECKPOINT/NAME/bulk-state``, each micro-batch merged into them in bulk (SKIP-DEC-SPARK-BULK:
+faster loads and large batches, slower small ones; :class:`BulkReduceView`); a view's
+checkpoint keeps the path it was started on (another is refused in one line, exit status 2).
 A restart, after any crash, resumes after the last committed micro-batch; a committed
 file is never read again, so deleting or rewriting it afterwards changes nothing. By default
 the run processes what is there and exits (``Trigger.AvailableNow``), one view after
@@ -101,7 +105,8 @@ from pyspark.sql import functions as F
 from pyspark.sql.streaming.query import StreamingQuery
 
 from spark_impl.connect import NeedsJvm, is_connect, is_connect_url
-from spark_impl.errors import restart_after, transient
+from spark_impl.errors import SparkEngineError, restart_after, transient
+from spark_impl.reduce.bulk_view import BulkViewRunner
 from spark_impl.reduce.compaction import Compaction
 from spark_impl.reduce.group_generations import COMPACTION_FLOOR, Generations
 from spark_impl.reduce.maintained_view import (
@@ -123,12 +128,18 @@ from spark_impl.storage.scratch import Scratch, once
 CRASH_ENV = "INCSPEC_PIPELINE_CRASH_AT"
 FORMATS = {".json": "json", ".jsonl": "json", ".csv": "csv", ".parquet": "parquet"}
 REFUSED = 3
+#: the exit status of a run that cannot start as asked (a checkpoint of the other path)
+USAGE = 2
 #: the reach view's state as versions before they were saved by their changes
 #: (:mod:`~spark_impl.storage.saved_tables`): one Parquet folder per table, in the order of
 #: ``restore``, read back when a checkpoint holds such a version
 STATE_TABLES = ("roots", "edges", "live")
 #: saved with them: the micro-batch's changes, published again from there if need be
 SAVED_CHANGES = "changes"
+#: where a reduce view on the bulk path keeps its tables, under the view's checkpoint
+BULK_STATE = "bulk-state"
+#: where a reduce view may keep its state: the state store (``stream``) or tables (``bulk``)
+REDUCE_PATHS = ("stream", "bulk")
 #: the file written last into a published folder (changes, snapshot, saved state): the
 #: folder is published only with it, so a folder left half-written by a crash is never taken
 #: as done (an object store's rename is no atomic commit)
@@ -473,7 +484,17 @@ def _format_of(names: list[str]) -> str:
     return found.pop()
 
 
-class ReduceView:
+class ReduceRows:
+    """What a reduce view reads of the input rows."""
+
+    value_type: str
+
+    def checked(self, rows: DataFrame, *keep: str) -> DataFrame:
+        """The view's rows of ``rows``, checked (:func:`checked`)."""
+        return checked(_reduce_rows(rows), self.value_type, *keep)
+
+
+class ReduceView(ReduceRows):
     """A reduce view: the maintained view's query, its changes and snapshots."""
 
     def __init__(self, spark: SparkSession, spec: ViewSpec, rows: DataFrame,
@@ -484,10 +505,6 @@ class ReduceView:
                                                     generations=compaction.generations)
         compaction.start(self.view)
         self.refusal: Refused | None = None
-
-    def checked(self, rows: DataFrame, *keep: str) -> DataFrame:
-        """The view's rows of ``rows``, checked (:func:`checked`)."""
-        return checked(_reduce_rows(rows), self.value_type, *keep)
 
     def plan(self) -> DataFrame:
         return self.view.updates
@@ -521,6 +538,57 @@ class ReduceView:
 
     def snapshot(self, checkpoint: str, batch_id: int) -> None:
         self.outputs.snapshot(self.view.read_view(self.spark, checkpoint, batch_id), batch_id)
+
+
+class BulkReduceView(ReduceRows):
+    """A reduce view on the bulk path (``--reduce-path bulk``, SKIP-DEC-SPARK-BULK): each
+    micro-batch's checked rows stepped into a
+    :class:`~spark_impl.reduce.bulk_view.BulkViewRunner` whose tables live under
+    ``CHECKPOINT/NAME/bulk-state`` (:data:`BULK_STATE`), each version labelled with the
+    micro-batch that made it. The runner hands a step's changes over before it commits the
+    step's version: they are published first, so a crash in between runs the micro-batch again
+    from the version before it (its publication then skipped: done); a micro-batch Spark runs
+    again after its version was committed is not applied twice (its changes are out). A
+    micro-batch of several files is checked file by file (SKIP-DEC-SPARK-PARTS)."""
+
+    def __init__(self, spark: SparkSession, spec: ViewSpec, rows: DataFrame,
+                 outputs: Outputs, value_type: str, checkpoint: str) -> None:
+        self.spark, self.spec, self.outputs, self.value_type = spark, spec, outputs, value_type
+        self.feed = self.checked(rows)
+        types = dict(self.feed.dtypes)
+        self.runner = BulkViewRunner(spark, spec.reducer, types["key"], types["value"],
+                                     f"{checkpoint}/{BULK_STATE}", self._publish)
+        self.batch_id = -1  # the micro-batch being applied
+        self.refusal: Refused | None = None
+        self._lock = threading.Lock()  # as the reach view's: a snapshot never sees half a step
+
+    def plan(self) -> DataFrame:
+        return self.feed
+
+    def handle(self, batch: DataFrame, batch_id: int) -> None:
+        with self._lock:
+            _handled(self, batch, batch_id, self._apply)
+
+    def _apply(self, batch: DataFrame, batch_id: int) -> None:
+        applied = self.runner.label
+        if applied is not None and batch_id <= applied:
+            return  # committed by a run that died before Spark committed the micro-batch
+        self.batch_id = batch_id
+        self.runner.step(batch, label=batch_id)
+
+    def _publish(self, changes: DataFrame, step: int) -> None:
+        _crash_point(self.batch_id, "changes")
+        if not self.outputs.has_changes(self.batch_id):
+            self.outputs.changes(changes, self.batch_id)
+        _crash_point(self.batch_id, "published")
+
+    def snapshot(self, checkpoint: str, batch_id: int) -> None:
+        """Publish the view as of the last micro-batch applied (``batch_id``, or the one after
+        it if that one is applied but not yet committed), labelled with that micro-batch."""
+        with self._lock:
+            applied = self.runner.label
+            if applied is not None:
+                self.outputs.snapshot(self.runner.read_view(), applied)
 
 
 class ReachView:
@@ -632,7 +700,7 @@ class ReachView:
             self.outputs.snapshot(self._engine().current(), self.applied)
 
 
-View = ReduceView | ReachView
+View = ReduceView | BulkReduceView | ReachView
 
 
 def _handled(view: View, batch: DataFrame, batch_id: int,
@@ -724,15 +792,16 @@ def run(spark: SparkSession, input_dir: str, output: str, checkpoint: str | None
         specs: list[ViewSpec], *, fmt: str | None = None, follow: bool = False,
         quarantine: bool = False, snapshot_every: int = 10, files_per_batch: int = 1,
         compaction_floor: int = COMPACTION_FLOOR, log: Callable[[str], None] = print,
-        stop: threading.Event | None = None) -> int:
+        stop: threading.Event | None = None, reduce_path: str = "stream") -> int:
     """Process the input folder (see the module docstring); returns an exit status.
     ``compaction_floor``: a group view is compacted once the groups it emptied reach its live
     groups and this many (:mod:`spark_impl.reduce.group_generations`). ``stop``, once set, ends
-    a ``follow`` run (each view's query stopped, status 0): for a caller that embeds the run."""
+    a ``follow`` run (each view's query stopped, status 0): for a caller that embeds the run.
+    ``reduce_path``: where the reduce views keep their state (:data:`REDUCE_PATHS`)."""
     input_url, output_url = as_url(input_dir), as_url(output)
     checkpoint_url = as_url(checkpoint) if checkpoint else f"{output_url}/_checkpoint"
     if is_connect(spark):  # refused before anything is read, written or started
-        connect_refusal(specs)
+        connect_refusal(specs, reduce_path=reduce_path)
         for url in (input_url, output_url, checkpoint_url):
             file_system(spark, url)
     fs = file_system(spark, output_url)
@@ -740,7 +809,7 @@ def run(spark: SparkSession, input_dir: str, output: str, checkpoint: str | None
     source = Source(spark, fs, input_url, checkpoint_url, fmt, files_per_batch)
     shared = Run(spark, fs, source, Quarantine(fs, output_url, checkpoint_url), output_url,
                  checkpoint_url, follow, quarantine, snapshot_every, compaction_floor, log,
-                 stop or threading.Event(), together=follow and len(specs) > 1)
+                 stop or threading.Event(), together=follow and len(specs) > 1, reduce_path=reduce_path)
     if shared.together:
         return shared.views_together(specs)
     status = 0
@@ -769,6 +838,8 @@ class Run:
     #: the views run at once (``--follow`` with several): quarantined files move only while
     #: no view runs (see :meth:`views_together`)
     together: bool = False
+    #: where the reduce views keep their state (:data:`REDUCE_PATHS`)
+    reduce_path: str = "stream"
 
     def views_together(self, specs: list[ViewSpec]) -> int:
         """``--follow`` with several views: each view's query runs at once, in a thread of its
@@ -828,6 +899,8 @@ class Run:
         compaction = Compaction(self.spark, self.fs, checkpoint,
                                 Generations(self.spark, self.fs, f"{checkpoint}/generations", checkpoint),
                                 self.compaction_floor)
+        if self._other_path(spec, checkpoint):
+            return USAGE
         while True:
             self._settle(checkpoint)
             if self._missing_inputs(spec, checkpoint):
@@ -889,6 +962,8 @@ class Run:
         """The view's query plan over the input not quarantined, a reduce view's in the
         generation in force."""
         rows = self.source.stream(self.quarantine.files())
+        if spec.kind == "reduce" and self.reduce_path == "bulk":
+            return BulkReduceView(self.spark, spec, rows, outputs, self.source.value_type, checkpoint)
         if spec.kind == "reduce":
             return ReduceView(self.spark, spec, rows, outputs, self.source.value_type, checkpoint, compaction)
         return ReachView(self.spark, spec, rows, outputs, self.fs, checkpoint)
@@ -918,6 +993,19 @@ class Run:
         if found is None:  # not a row's fault (an overflow at a key)
             return refused.message
         return f"invalid row in {refused.file}, {kind} {found['row']}: {found['invalid']}"
+
+    def _other_path(self, spec: ViewSpec, checkpoint: str) -> bool:
+        """Report a reduce view whose checkpoint holds the other path's state (a run of the
+        other ``--reduce-path``): its state is not this path's to read."""
+        if spec.kind != "reduce":
+            return False
+        tables = self.fs.exists(f"{checkpoint}/{BULK_STATE}")
+        held = "bulk" if tables else "stream" if last_committed(self.fs, checkpoint) is not None else None
+        if held in (None, self.reduce_path):
+            return False
+        self.log(f"pipeline: {spec.name}: its checkpoint holds the {held} path's state; run it with "
+                 f"--reduce-path {held}, or with another checkpoint")
+        return True
 
     def _missing_inputs(self, spec: ViewSpec, checkpoint: str) -> bool:
         """Report the input files Spark recorded for the micro-batch it will re-run and that are
@@ -989,13 +1077,20 @@ def _between_micro_batches(query: StreamingQuery, wait: float = STOP_WAIT_SECOND
         time.sleep(0.1)
 
 
-def connect_refusal(specs: list[ViewSpec], remote: str = "sc://...") -> None:
-    """Over Spark Connect only the reduce views run: the reach view's fixpoint engine drives
-    the JVM itself (its scratch frames are local checkpoints rebuilt as Spark's internal
-    ``LogicalRDD`` through py4j, its kept tables reliable RDD checkpoints), so it is refused
-    in one line (:class:`~spark_impl.connect.NeedsJvm`) before anything starts."""
+def connect_refusal(specs: list[ViewSpec], remote: str = "sc://...", reduce_path: str = "stream") -> None:
+    """Over Spark Connect only the reduce views run, on the stream path: the reach view's
+    fixpoint engine drives the JVM itself (its scratch frames are local checkpoints rebuilt as
+    Spark's internal ``LogicalRDD`` through py4j, its kept tables reliable RDD checkpoints:
+    :class:`~spark_impl.connect.NeedsJvm`), and the bulk path's runner would be stepped inside
+    the query's batch handler on the server's Python worker, which no test here covers: each is
+    refused in one line before anything starts."""
     if any(spec.kind == "reach" for spec in specs):
         raise NeedsJvm("the reach view", remote)
+    if reduce_path == "bulk" and any(spec.kind == "reduce" for spec in specs):
+        raise SparkEngineError("unsupported", (
+            f"incspec: the bulk path (--reduce-path bulk) is not run over Spark Connect ({remote}): "
+            "its runner is stepped inside the query's batch handler, on the server; run it with a "
+            "local or cluster master"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1015,6 +1110,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--snapshot-every", type=int, default=10)
     parser.add_argument("--files-per-batch", type=int, default=1,
                         help="input files per micro-batch (each still its own delta, in order)")
+    parser.add_argument("--reduce-path", choices=REDUCE_PATHS, default="stream",
+                        help="where the reduce views keep their state: the state store, point "
+                             "updates (stream, the default), or tables merged in bulk (bulk: "
+                             "faster loads and large batches, docs/spark.md); a view's checkpoint "
+                             "keeps the path it was started on")
     parser.add_argument("--compaction-floor", type=int, default=COMPACTION_FLOOR,
                         help="a sum or count view's state is compacted, when a run starts or "
                              "ends, once the (key, value) groups and keys it emptied reach its "
@@ -1028,16 +1128,21 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.remote:  # before the session: a refused view contacts no server
-            connect_refusal(args.view, args.remote)
+            connect_refusal(args.view, args.remote, args.reduce_path)
         spark = build_session(args.remote or args.master, app_name="incspec-pipeline")
         return run(spark, args.input, args.output, args.checkpoint, args.view, fmt=args.format,
                    follow=args.follow, quarantine=args.on_invalid == "quarantine",
                    snapshot_every=max(1, args.snapshot_every),
                    files_per_batch=max(1, args.files_per_batch),
-                   compaction_floor=max(1, args.compaction_floor))
+                   compaction_floor=max(1, args.compaction_floor), reduce_path=args.reduce_path)
     except NeedsJvm as refusal:
         print(NeedsJvm.line(refusal.what, args.remote or "sc://..."), file=sys.stderr)
-        return 2
+        return USAGE
+    except SparkEngineError as refusal:
+        if refusal.error_class != "unsupported":
+            raise
+        print(refusal.message, file=sys.stderr)
+        return USAGE
 
 
 if __name__ == "__main__":

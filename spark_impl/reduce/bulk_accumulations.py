@@ -16,11 +16,17 @@ made (SKIP-THM-3) and whether an accumulator left its type (an overflow: the bat
   (greatest) of its extremum and the batch's added values. The removals are taken extremum
   first, so a declining key counts one ⊖ and then one ⊕ per value it holds after the batch.
 * :class:`PythonFold` (a user's ``(initial, add, remove)``, and min or max over JSON text):
-  the keys grouped into hash buckets, one Python call per bucket, each key folded as the
-  stream path's operator folds it (:func:`~spark_impl.reduce.keyed_fold.fold_part`); the keys
-  whose ⊖ declined are then recomputed from their values after the batch
-  (:func:`~spark_impl.reduce.keyed_fold.refold`), in a second bucketed pass over those keys
-  alone.
+  the keys grouped into hash buckets, one Python call per bucket, each key updated as the
+  stream path's operator updates it (:func:`~spark_impl.reduce.keyed_fold.skip_update`: part
+  by part, removals then additions); the keys whose ⊖ declined are updated again, in a second
+  bucketed pass over those keys alone, with their values at hand (read from their pairs
+  after the batch), so the declined ⊖ recomputes the key from its values after that part.
+
+A batch of several parts (SKIP-DEC-SPARK-PARTS: files in order) is checked part by part by
+the runner; sums need only its net, a user's reducer is folded part by part, and an extremum
+takes the batch whole: Skip's min and max are well-formed, so its view is the recompute's
+whichever way the parts are taken (a key is recomputed when any removal reaches its
+extremum before the batch).
 
 ``values_after(keys)`` (given by the runner) is the frame ``k, v, m`` of the live (key, value)
 pairs of ``keys`` after the batch: what a declined key is recomputed from.
@@ -36,7 +42,7 @@ import pandas as pd
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from spark_impl.reduce.keyed_fold import fold_part, refold
+from spark_impl.reduce.keyed_fold import Change, skip_update
 from spark_impl.reduce.maintained_view import (
     JSON_TEXT,
     change_work,
@@ -52,6 +58,8 @@ from spark_impl.values import decode, encode
 
 #: ``values_after(keys)``: the live pairs ``k, v, m`` of the keys in ``keys`` (a frame ``k``) after the batch
 ValuesAfter = Callable[[DataFrame], DataFrame]
+#: ``keep(frame)``: ``frame`` persisted until the step ends (a frame its plan reads twice)
+Keep = Callable[[DataFrame], DataFrame]
 
 
 def key_join(left: DataFrame, right: DataFrame, how: str) -> DataFrame:
@@ -94,7 +102,7 @@ class Accumulation(Protocol):
         """Normalised change rows as this kind reads them (``k, v, w, file, part, invalid``, and more)."""
         ...
 
-    def touched(self, valid: DataFrame, old: DataFrame, values_after: ValuesAfter) -> DataFrame:
+    def touched(self, valid: DataFrame, old: DataFrame, values_after: ValuesAfter, keep: Keep) -> DataFrame:
         """The touched keys' frame (module docstring) from the batch's valid rows and the keys table."""
         ...
 
@@ -150,7 +158,7 @@ class Sums(TypedPairs):
     def prepared(self, rows: DataFrame) -> DataFrame:
         return contributions(rows, self.reducer, self.value_type)
 
-    def touched(self, valid: DataFrame, old: DataFrame, values_after: ValuesAfter) -> DataFrame:
+    def touched(self, valid: DataFrame, old: DataFrame, values_after: ValuesAfter, keep: Keep) -> DataFrame:
         comps = self.components
         delta = valid.groupBy("k").agg(F.try_sum("w").alias("dn"), *[F.try_sum(c).alias(f"d{c}") for c in comps])
         before = old.select("k", F.col("n").alias("n0"), *[F.col(c).alias(f"{c}_0") for c in comps])
@@ -226,28 +234,24 @@ class Extremum(Folded, TypedPairs):
         beyond = removed <= extremum if self.reducer.smallest else removed >= extremum
         return removed.isNotNull() & (extremum.isNull() | beyond)
 
-    def touched(self, valid: DataFrame, old: DataFrame, values_after: ValuesAfter) -> DataFrame:
-        pick, keep = (F.min, F.least) if self.reducer.smallest else (F.max, F.greatest)
+    def touched(self, valid: DataFrame, old: DataFrame, values_after: ValuesAfter, keep: Keep) -> DataFrame:
+        pick, extreme = (F.min, F.least) if self.reducer.smallest else (F.max, F.greatest)
         per_key = valid.groupBy("k").agg(
             F.sum("w").alias("dn"), F.sum(F.abs("w")).alias("calls"),
             pick(F.when(F.col("w") < 0, F.col("v"))).alias("removed"),
             pick(F.when(F.col("w") > 0, F.col("v"))).alias("added"))
         before = old.select("k", F.col("n").alias("n0"), F.col("acc").alias("acc0"))
-        stats = key_join(per_key, before, "left").select(
+        stats = keep(key_join(per_key, before, "left").select(
             "k", "n0", "acc0", "calls", "added",
             (F.coalesce(F.col("n0"), F.lit(0).cast("bigint")) + F.col("dn")).alias("n"),
-            self._reaches(F.col("removed"), F.col("acc0")).alias("declined"))
+            self._reaches(F.col("removed"), F.col("acc0")).alias("declined")))
         declined = stats.where(F.col("declined") & (F.col("n") > 0)).select("k")
         again = values_after(declined).groupBy("k").agg(pick("v").alias("again"))
         out = key_join(stats, again, "left")
         acc = F.when(F.col("n") <= 0, F.lit(None)).when(F.col("declined"), F.col("again")).otherwise(
-            keep(F.col("acc0"), F.col("added"))).cast(self.value_type)
+            extreme(F.col("acc0"), F.col("added"))).cast(self.value_type)
         # declined: its first ⊖ (the extremum first) declined, then one ⊕ per value left
         return self.finished(out, acc, F.when(F.col("declined"), 1 + F.col("n")).otherwise(F.col("calls")))
-
-
-#: the rows a bucket of :class:`PythonFold`'s first pass gets: a change, or a key's entry before
-FOLD_INPUT = ("k", "is_key", "v", "w", "acc", "n")
 
 
 @dataclass(frozen=True)
@@ -281,71 +285,73 @@ class PythonFold(Folded):
     def _bucketed(self, rows: DataFrame) -> DataFrame:
         return rows.withColumn("bucket", F.pmod(F.hash("k"), F.lit(self.buckets)))
 
-    def touched(self, valid: DataFrame, old: DataFrame, values_after: ValuesAfter) -> DataFrame:
-        keys = valid.select("k").distinct()
-        none, zero = F.lit(None).cast("string"), F.lit(0).cast("bigint")
-        changes = valid.select("k", F.lit(False).alias("is_key"), "v", "w", none.alias("acc"), zero.alias("n"))
-        entries = key_join(old, keys, "left_semi").select(
-            "k", F.lit(True).alias("is_key"), none.alias("v"), zero.alias("w"), "acc", "n")
-        initial, add, remove = fold_functions(self.reducer)
-        folded = self._bucketed(changes.unionByName(entries)).groupBy("bucket").applyInPandas(
-            _first_pass(initial, add, remove),
-            f"k {self.key_type}, n0 bigint, n bigint, acc string, acc0 string, declined boolean, calls bigint")
-        declined = folded.where(F.col("declined") & (F.col("n") > 0)).select("k")
-        again = self._bucketed(values_after(declined)).groupBy("bucket").applyInPandas(
-            _second_pass(initial, add), f"k {self.key_type}, again string, again_calls bigint")
-        out = key_join(folded, again, "left")
-        acc = F.when(F.col("declined") & (F.col("n") > 0), F.col("again")).otherwise(F.col("acc"))
-        return self.finished(out, acc, F.col("calls") + F.coalesce(F.col("again_calls"), F.lit(0)))
+    def touched(self, valid: DataFrame, old: DataFrame, values_after: ValuesAfter, keep: Keep) -> DataFrame:
+        none = F.lit(None).cast("string")
+        changes = valid.select("k", F.lit("change").alias("kind"), "part", "v", "w", none.alias("acc"))
+        entries = key_join(old, valid.select("k").distinct(), "left_semi").select(
+            "k", F.lit("key").alias("kind"), none.alias("part"), none.alias("v"), F.col("n").alias("w"), "acc")
+        schema = f"k {self.key_type}, n0 bigint, n bigint, acc string, acc0 string, declined boolean, calls bigint"
+        folded = keep(self._bucketed(changes.unionByName(entries)).groupBy("bucket").applyInPandas(
+            _bucket_fold(*fold_functions(self.reducer), with_values=False), schema))
+        # the keys whose ⊖ declined, updated again with their values at hand
+        declined = folded.where(F.col("declined") & (F.col("n") > 0))
+        keys = declined.select("k")
+        held = values_after(keys).select("k", F.lit("held").alias("kind"), none.alias("part"), "v",
+                                         F.col("m").alias("w"), none.alias("acc"))
+        again_input = declined.where(F.col("n0").isNotNull()).select(
+            "k", F.lit("key").alias("kind"), none.alias("part"), none.alias("v"), F.col("n0").alias("w"),
+            F.col("acc0").alias("acc")).unionByName(
+            key_join(changes, keys, "left_semi")).unionByName(held)
+        again = self._bucketed(again_input).groupBy("bucket").applyInPandas(
+            _bucket_fold(*fold_functions(self.reducer), with_values=True), schema)
+        out = folded.where(~(F.col("declined") & (F.col("n") > 0))).unionByName(again)
+        return self.finished(out, F.col("acc"), F.col("calls"))
 
 
 BucketFold = Callable[[pd.DataFrame], pd.DataFrame]
 
+#: the rows a bucket gets (:class:`PythonFold`): ``kind`` ``key`` (a key's entry before:
+#: ``acc``, and its size as ``w``), ``change`` (``part, v, w``), ``held`` (a value ``v``
+#: the key holds after the batch, ``w`` times)
+FOLD_INPUT = ("k", "kind", "part", "v", "w", "acc")
 
-def _first_pass(initial: Any, add: Callable[[Any, Any], Any],
-                remove: Callable[[Any, Any], Any | None]) -> BucketFold:
-    """A bucket's keys folded from their entries before by their changes (one part)."""
+
+def _bucket_fold(initial: Any, add: Callable[[Any, Any], Any], remove: Callable[[Any, Any], Any | None],
+                 with_values: bool) -> BucketFold:
+    """A bucket's keys updated from their entries before by their changes
+    (:func:`~spark_impl.reduce.keyed_fold.skip_update`); ``with_values``: their values after
+    the batch are among the rows, so a declined ⊖ recomputes the key, else it stops there
+    (``declined``)."""
 
     def fold_bucket(rows: pd.DataFrame) -> pd.DataFrame:
-        entries: dict[Any, tuple[str, int]] = {}
-        removed: dict[Any, dict[str, int]] = {}
-        added: dict[Any, dict[str, int]] = {}
+        entries: dict[Any, tuple[str | None, int]] = {}
+        changes: dict[Any, list[Change]] = {}
+        held: dict[Any, dict[str, int]] = {}
         columns = (rows[c].tolist() for c in FOLD_INPUT)
-        for k, is_key, v, w, acc, n in zip(*columns, strict=True):
+        for k, kind, part, v, w, acc in zip(*columns, strict=True):
             k = _plain_key(k)
-            if is_key:
-                entries[k] = (acc, int(n))
+            if kind == "key":
+                entries[k] = (acc, int(w))
+            elif kind == "change":
+                changes.setdefault(k, []).append((part, v, int(w), None))
             else:
-                side = (added if w > 0 else removed).setdefault(k, {})
-                side[v] = side.get(v, 0) + abs(int(w))
+                held.setdefault(k, {})[v] = int(w)
         out = []
-        for k in set(removed) | set(added):
+        for k, at_key in changes.items():
             acc0, n0 = entries.get(k, (None, None))
-            before = decode(acc0) if acc0 is not None else initial
-            gone, new = removed.get(k, {}), added.get(k, {})
-            acc, calls, declined = fold_part(remove, add, before, gone, new)
-            n = (n0 or 0) + sum(new.values()) - sum(gone.values())
+            before = None
+            if with_values:  # the values before the batch: those after, less its changes
+                before = dict(held.get(k, {}))
+                for _, v, w, _ in at_key:
+                    before[v] = before.get(v, 0) - w
+            start = decode(acc0) if acc0 is not None else initial
+            acc, calls, declined = skip_update(initial, add, remove, start, at_key, before)
+            n = (n0 or 0) + sum(w for _, _, w, _ in at_key)
             text = encode(acc) if n > 0 and not declined else None
             out.append((k, n0, n, text, acc0, declined, calls))
         return pd.DataFrame(out, columns=["k", "n0", "n", "acc", "acc0", "declined", "calls"])
 
     return fold_bucket
-
-
-def _second_pass(initial: Any, add: Callable[[Any, Any], Any]) -> BucketFold:
-    """A bucket's declined keys recomputed from their values after the batch (rows ``k, v, m``)."""
-
-    def refold_bucket(rows: pd.DataFrame) -> pd.DataFrame:
-        values: dict[Any, dict[str, int]] = {}
-        for k, v, m in zip(rows["k"].tolist(), rows["v"].tolist(), rows["m"].tolist(), strict=True):
-            values.setdefault(_plain_key(k), {})[v] = int(m)
-        out = []
-        for k, held in values.items():
-            acc, calls = refold(initial, add, held, 0)  # from initial: the key recomputed
-            out.append((k, encode(acc), calls))
-        return pd.DataFrame(out, columns=["k", "again", "again_calls"])
-
-    return refold_bucket
 
 
 def _plain_key(k: Any) -> Any:

@@ -51,7 +51,9 @@ from spark_impl.reduce.maintained_view import (
     InvalidDelta,
     Refused,
     first_of_each_key,
+    lowest_level,
     normalise_changes,
+    part_refusal,
     plain,
     refuse_invalid_row,
 )
@@ -74,23 +76,25 @@ RUNS_MIN = 10_000
 
 @dataclass(frozen=True)
 class Version:
-    """A committed state: its number, the keys table, and the pair tables (base first)."""
+    """A committed state: its number, the keys table, and the pair tables (base first);
+    ``label``: what the caller called the step that made it (a micro-batch id), if anything."""
 
     number: int
     keys: str | None
     pairs: tuple[str, ...]
     base_rows: int
     run_rows: int
+    label: int | None = None
 
     def manifest(self) -> str:
         return json.dumps({"keys": self.keys, "pairs": list(self.pairs), "base_rows": self.base_rows,
-                           "run_rows": self.run_rows}, sort_keys=True)
+                           "run_rows": self.run_rows, "label": self.label}, sort_keys=True)
 
     @staticmethod
     def parse(number: int, text: str) -> Version:
         facts = json.loads(text)
         return Version(number, facts["keys"], tuple(facts["pairs"]), int(facts["base_rows"]),
-                       int(facts["run_rows"]))
+                       int(facts["run_rows"]), facts.get("label"))
 
 
 class BulkViewRunner:
@@ -137,6 +141,11 @@ class BulkViewRunner:
         """Whether a step has been committed (before one, the view is empty)."""
         return self.version.number > 0
 
+    @property
+    def label(self) -> int | None:
+        """The label of the step that committed the state in force (None: none given, or no step)."""
+        return self.version.label
+
     def _keys(self) -> DataFrame:
         accumulator = ", ".join(f"{name} {kind}" for name, kind in self.accumulation.columns)
         schema = f"k {self.key_type}, n bigint, {accumulator}"
@@ -154,13 +163,14 @@ class BulkViewRunner:
 
     # --- stepping ------------------------------------------------------------------------
 
-    def step(self, rows: DataFrame, retry: Retry | None = None) -> None:
+    def step(self, rows: DataFrame, retry: Retry | None = None, label: int | None = None) -> None:
         """Apply one batch of ``k, v, w`` rows; a refusal (state kept) is first given to
-        ``retry``, whose rows then run in the batch's place (None: the refusal is raised)."""
+        ``retry``, whose rows then run in the batch's place (None: the refusal is raised).
+        ``label``: recorded with the version the step commits (:attr:`label`)."""
         while True:
             self.refusal = None
             try:
-                self._apply(rows)
+                self._apply(rows, label)
                 return
             except Refused as refused:
                 self.refusal = refused
@@ -173,36 +183,43 @@ class BulkViewRunner:
         """:meth:`step` over a batch already written as Parquet ``k, v, w`` files in ``folder``."""
         self.step(self.spark.read.schema(self.schema).parquet(folder))
 
-    def _apply(self, rows: DataFrame) -> None:
+    def _apply(self, rows: DataFrame, label: int | None) -> None:
         base = self.accumulation.prepared(normalise_changes(rows))
         seen = Observation()
-        base = base.observe(seen, F.count_if(F.col("invalid").isNotNull()).alias("invalid"),
-                            F.count_if(F.col("invalid").isNull() & (F.col("w") < 0)).alias("removals"))
-        valid = base.where(F.col("invalid").isNull())
+        is_valid = F.col("invalid").isNull()
+        base = base.observe(seen, F.count_if(~is_valid).alias("invalid"),
+                            F.count_if(is_valid & (F.col("w") < 0)).alias("removals"),
+                            F.min(F.when(is_valid, F.col("part"))).alias("first_part"),
+                            F.max(F.when(is_valid, F.col("part"))).alias("last_part"))
+        kept: list[DataFrame] = []
+
+        def keep(frame: DataFrame) -> DataFrame:
+            kept.append(frame.persist())
+            return kept[-1]
+
+        valid = base.where(is_valid)
         if not isinstance(self.reducer, GroupReducer):
-            # a fold reads the batch up to three times (fold, recompute, check): once from its source
-            valid = valid.persist()
+            valid = keep(valid)  # a fold reads the batch up to three times (fold, refold, check)
         try:
-            touched = self.accumulation.touched(valid, self._keys(), lambda keys: self._values_after(valid, keys))
+            touched = self.accumulation.touched(valid, self._keys(), lambda keys: self._values_after(valid, keys),
+                                                keep)
             lost = Observation()
-            touched = touched.observe(lost, F.count_if("lost").alias("lost")).persist()
-            try:
-                self._materialise(touched, base, valid)  # one job: both observations
-                facts = seen.get
-                if facts["invalid"]:
-                    refuse_invalid_row(base)
-                if lost.get["lost"]:
-                    raise self.accumulation.overflow(touched, valid)
-                if facts["removals"]:
-                    self._check(valid)
-                if self.with_work:
-                    self.work = self.accumulation.work(valid, touched, self.work_by)
-                self.sink(self._changes(touched), self.steps)
-                self._commit(self.version.number + 1, touched, valid)
-            finally:
-                touched.unpersist()
+            touched = keep(touched.observe(lost, F.count_if("lost").alias("lost")))
+            self._materialise(touched, base, valid)  # one job: both observations
+            facts = seen.get
+            if facts["invalid"]:
+                refuse_invalid_row(base)
+            if lost.get["lost"]:
+                raise self.accumulation.overflow(touched, valid)
+            if facts["removals"]:
+                self._check(valid, several_parts=facts["first_part"] != facts["last_part"])
+            if self.with_work:
+                self.work = self.accumulation.work(valid, touched, self.work_by)
+            self.sink(self._changes(touched), self.steps)
+            self._commit(self.version.number + 1, touched, valid, label)
         finally:
-            valid.unpersist()
+            for frame in kept:
+                frame.unpersist()
         self.steps += 1
 
     def _materialise(self, touched: DataFrame, base: DataFrame, valid: DataFrame) -> None:
@@ -214,7 +231,7 @@ class BulkViewRunner:
             if isinstance(self.reducer, GroupReducer):
                 raise
             refuse_invalid_row(base)
-            self._check(valid)
+            self._check(valid, several_parts=True)
             raise
 
     def _pairs_at(self, keys: DataFrame) -> DataFrame | None:
@@ -235,26 +252,39 @@ class BulkViewRunner:
             pairs = pairs.unionByName(stored)
         return pairs.groupBy("k", "v").agg(F.sum("m").alias("m")).where(F.col("m") > 0)
 
-    def _check(self, valid: DataFrame) -> None:
-        """Δ⁻ ⊆ C: each pair the batch removes from occurs at least as often as it is removed
-        (the batch is one part: its removals come before its additions, SKIP-DEF-10)."""
-        zero, none = F.lit(0).cast("bigint"), F.lit(None).cast("string")
-        removals = valid.where(F.col("w") < 0).select("k", "v", zero.alias("held"),
-                                                      (-F.col("w")).alias("removed"), "file")
-        near = self._pairs_at(removals.select("k"))
+    def _check(self, valid: DataFrame, several_parts: bool) -> None:
+        """Δ⁻ ⊆ C: each pair the batch removes from occurs at least as often as it is removed,
+        part by part in ``part`` order when the batch has ``several_parts``, each part's
+        removals before its additions (SKIP-DEC-SPARK-PARTS, SKIP-DEF-10). The stored pairs and
+        the batch's summed in one aggregation per pair (not a join on the value: a null value is
+        a value like any); raises the first refusal, the first at each other key its ``others``."""
+        zero = F.lit(0).cast("bigint")
+        if several_parts:
+            steps = F.struct("part", F.col("w").alias("m"), "file")
+            batch = valid.select("k", "v", zero.alias("held"), steps.alias("step"))
+            held_as = [F.lit(None).cast(batch.schema["step"].dataType).alias("step")]
+        else:
+            batch = valid.where(F.col("w") < 0).select("k", "v", zero.alias("held"), (-F.col("w")).alias("removed"),
+                                                       "file")
+            held_as = [zero.alias("removed"), F.lit(None).cast("string").alias("file")]
+        near = self._pairs_at(valid.where(F.col("w") < 0).select("k"))
         if near is not None:
-            # the stored pairs summed with the removals in one aggregation (not a join on the
-            # value: a null value is a value like any)
-            removals = removals.unionByName(near.select("k", "v", F.col("m").alias("held"),
-                                                        zero.alias("removed"), none.alias("file")))
-        held = removals.groupBy("k", "v").agg(F.sum("held").alias("held"), F.sum("removed").alias("removed"),
-                                              F.first("file", ignorenulls=True).alias("file"))
+            batch = batch.unionByName(near.select("k", "v", F.col("m").alias("held"), *held_as))
+        if several_parts:
+            per_pair = batch.groupBy("k", "v").agg(F.sum("held").alias("held"),
+                                                   F.array_sort(F.collect_list("step")).alias("steps"))
+            breach = lowest_level(F.col("held"), F.col("steps")) < 0
+        else:
+            per_pair = batch.groupBy("k", "v").agg(F.sum("held").alias("held"), F.sum("removed").alias("removed"),
+                                                   F.first("file", ignorenulls=True).alias("file"))
+            breach = F.col("held") < F.col("removed")
         # a refusal's facts: at most REFUSALS_NAMED rows, brought up only when the batch is refused
-        found = held.where(F.col("held") < F.col("removed")).orderBy("k", "v").limit(
-            REFUSALS_NAMED).collect()
+        found = per_pair.where(breach).orderBy("k", "v").limit(REFUSALS_NAMED).collect()
         said = self.accumulation.reported
-        refusal = first_of_each_key([InvalidDelta(plain(row["k"]), said(row["v"]), int(row["held"]),
-                                                  int(row["removed"]), row["file"]) for row in found])
+        refusal = first_of_each_key([
+            part_refusal(row["k"], row["v"], int(row["held"]), row["steps"], said) if several_parts
+            else InvalidDelta(plain(row["k"]), said(row["v"]), int(row["held"]), int(row["removed"]), row["file"])
+            for row in found])
         if refusal is not None:
             raise refusal
 
@@ -266,7 +296,7 @@ class BulkViewRunner:
 
     # --- committing ------------------------------------------------------------------------
 
-    def _commit(self, number: int, touched: DataFrame, valid: DataFrame) -> None:
+    def _commit(self, number: int, touched: DataFrame, valid: DataFrame, label: int | None) -> None:
         """Write version ``number``: the keys table with the touched keys replaced, the
         batch's run appended (or merged with the runs and base into a new base), then its
         manifest; then the tables the old version alone used are deleted."""
@@ -294,7 +324,7 @@ class BulkViewRunner:
             base_rows = self._write(live.observe(counted, F.count(F.lit(1)).alias("rows")), base_name,
                                     counted)
             pairs, total_runs = (base_name,), 0
-        self._install(old, Version(number, keys_name, pairs, base_rows, total_runs))
+        self._install(old, Version(number, keys_name, pairs, base_rows, total_runs, label))
 
     def _install(self, old: Version, version: Version) -> None:
         """Commit ``version`` (its tables written) by renaming its manifest into place."""

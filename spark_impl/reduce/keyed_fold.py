@@ -195,6 +195,31 @@ def refold(acc: Any, add: Add, values: dict[str, int], calls: int) -> tuple[Any,
     return acc, calls
 
 
+def skip_update(initial: Any, add: Add, remove: Callable[[Any, Any], Any | None], acc: Any,
+                changes: list[Change], held: dict[str, int] | None) -> tuple[Any, int, bool]:
+    """SKIP-DEF-10 on one key: its ``changes`` (rows ``part, v, w, file``), part by part in
+    part order, each part's removals then additions (:func:`fold_part`), from ``acc``.
+    ``held``: the key's values before the changes (JSON text: multiplicity), which a declined
+    ⊖ recomputes the key from (its values after that part, :func:`refold`); None: no values
+    at hand, so the update stops at the first decline. Returns the accumulator, the calls
+    made, and whether it stopped so."""
+    calls = 0
+    for _, part in itertools.groupby(sorted(changes, key=_part_of), key=_part_of):
+        removed, added, _ = tally(part)
+        if held is not None:  # the key's values after this part
+            for v, count in removed.items():
+                held[v] = held.get(v, 0) - count
+            for v, count in added.items():
+                held[v] = held.get(v, 0) + count
+        acc, made, declined = fold_part(remove, add, acc, removed, added)
+        calls += made
+        if declined:
+            if held is None:
+                return None, calls, True
+            acc, calls = refold(initial, add, {v: m for v, m in held.items() if m > 0}, calls)
+    return acc, calls, False
+
+
 class _Multiset:
     """One key's multiset during its update: the pairs read on first use and kept here,
     written back once by :meth:`write` (only those that changed)."""

@@ -173,18 +173,31 @@ def refusals_carried(batch: DataFrame) -> Iterator[None]:
         raise
 
 
-def _refusal(key: Any, value: Any, before: int, steps: list[Any]) -> InvalidDelta:
+def part_refusal(key: Any, value: Any, before: int, steps: list[Any],
+                 said: Callable[[Any], Any] | None = None) -> InvalidDelta:
     """The first part of ``steps`` (rows ``part, m, file`` sorted) removing ``value`` more
-    often than it occurs at that point, from multiplicity ``before``."""
+    often than it occurs at that point, from multiplicity ``before`` (the value named as
+    ``said`` gives it; default :func:`plain`)."""
     level = before
     for _, group in itertools.groupby(steps, key=lambda step: step["part"]):
         part = list(group)
         removed = -sum(int(step["m"]) for step in part if step["m"] < 0)
         if removed > level:
             file = next(step["file"] for step in part if step["m"] < 0)
-            return InvalidDelta(plain(key), plain(value), level, removed, file)
+            return InvalidDelta(plain(key), (said or plain)(value), level, removed, file)
         level += sum(int(step["m"]) for step in part)
     raise AssertionError(f"no part of {steps!r} removes {value!r} at {key!r} beyond {before}")
+
+
+def lowest_level(before: Column, steps: Column) -> Column:
+    """The lowest multiplicity a pair reaches from ``before`` through ``steps``, an array of
+    ``struct(part, m, file)`` sorted (a part's removals before its additions, SKIP-DEF-10):
+    below 0, some part removes the value more often than it then occurs (Δ⁻ ⊄ C)."""
+    return F.aggregate(
+        steps, F.struct(before.alias("level"), before.alias("low")),
+        lambda acc, x: F.struct((acc["level"] + x["m"]).alias("level"),
+                                F.least(acc["low"], acc["level"] + x["m"]).alias("low")),
+        lambda acc: acc["low"])
 
 
 def first_of_each_key(refusals: list[InvalidDelta]) -> InvalidDelta | None:
@@ -418,15 +431,11 @@ class MaintainedView:
             F.sum(F.when(is_raw, F.col("m"))).alias("net"),
             F.array_sort(F.collect_list(F.when(is_raw, F.struct("part", "m", "file")))).alias("steps"))
         before = F.col("after") - F.col("net")
-        lowest = F.aggregate(
-            "steps", F.struct(before.alias("level"), before.alias("low")),
-            lambda acc, x: F.struct((acc["level"] + x["m"]).alias("level"),
-                                    F.least(acc["low"], acc["level"] + x["m"]).alias("low")),
-            lambda acc: acc["low"])
         # a refusal's facts: at most REFUSALS_NAMED rows, brought up only when the batch is refused
-        found = per_pair.where(lowest < 0).orderBy("k", "v").limit(REFUSALS_NAMED).collect()
-        refusal = first_of_each_key([_refusal(row["k"], row["v"], int(row["after"]) - int(row["net"]),
-                                              row["steps"]) for row in found])
+        found = per_pair.where(lowest_level(before, F.col("steps")) < 0).orderBy("k", "v").limit(
+            REFUSALS_NAMED).collect()
+        refusal = first_of_each_key([part_refusal(row["k"], row["v"], int(row["after"]) - int(row["net"]),
+                                                  row["steps"]) for row in found])
         if refusal is not None:
             raise refusal
 

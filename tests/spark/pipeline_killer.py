@@ -54,12 +54,14 @@ def committed(out: Path, views: Sequence[str]) -> int:
     return total
 
 
-def start(inp: Path, out: Path, views: Sequence[str], log: Path) -> subprocess.Popen[str]:
-    """The pipeline of ``views`` in a process group of its own, its output going to ``log``."""
+def start(inp: Path, out: Path, views: Sequence[str], log: Path,
+          options: Sequence[str] = ()) -> subprocess.Popen[str]:
+    """The pipeline of ``views`` (and further ``options``) in a process group of its own, its
+    output going to ``log``."""
     chosen = [arg for view in views for arg in ("--view", view)]
     with log.open("w") as sink:
         return subprocess.Popen([sys.executable, "-m", "spark_impl.pipeline", "--input", str(inp),
-                                 "--output", str(out), *chosen, "--snapshot-every", "2"],
+                                 "--output", str(out), *chosen, "--snapshot-every", "2", *options],
                                 cwd=ROOT, env=application_env(), stdout=sink, stderr=subprocess.STDOUT,
                                 text=True, start_new_session=True)
 
@@ -93,16 +95,16 @@ def kill_at_random(process: subprocess.Popen[str], out: Path, views: Sequence[st
 
 
 def run_with_kills(inp: Path, out: Path, views: Sequence[str], kills: int, rng: random.Random,
-                   logs: Path) -> int:
-    """Run the pipeline of ``views`` over the files of ``inp`` until ``kills`` runs were killed
-    and one then ran to its end; every run that ends by itself must exit 0 (else
-    AssertionError with the tail of its output). Returns the number of runs."""
+                   logs: Path, options: Sequence[str] = ()) -> int:
+    """Run the pipeline of ``views`` (with ``options``) over the files of ``inp`` until
+    ``kills`` runs were killed and one then ran to its end; every run that ends by itself must
+    exit 0 (else AssertionError with the tail of its output). Returns the number of runs."""
     total = len(list(inp.iterdir())) * len(views)
     points = kill_points(rng, kills, total)
     killed = runs = 0
     while True:
         log = logs / f"run-{runs:02d}.log"
-        process, runs = start(inp, out, views, log), runs + 1
+        process, runs = start(inp, out, views, log, options), runs + 1
         if killed < kills and kill_at_random(process, out, views, rng, points[killed], total):
             killed += 1
             continue

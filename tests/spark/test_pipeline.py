@@ -75,7 +75,8 @@ def changes_of(spark: Any, out: Path, batch_id: int, name: str = "reduce-sum") -
 
 
 def run(spark: Any, inp: Path, out: Path, *, quarantine: bool = False, reducer: str = "sum",
-        files_per_batch: int = 1, log: Any = lambda _: None, compaction_floor: int | None = None) -> int:
+        files_per_batch: int = 1, log: Any = lambda _: None, compaction_floor: int | None = None,
+        path: str = "stream") -> int:
     from spark_impl.pipeline import ViewSpec
     from spark_impl.pipeline import run as run_pipeline
     from spark_impl.reduce.group_generations import COMPACTION_FLOOR
@@ -83,7 +84,13 @@ def run(spark: Any, inp: Path, out: Path, *, quarantine: bool = False, reducer: 
     spark.conf.unset("spark.sql.files.ignoreMissingFiles")
     return run_pipeline(spark, str(inp), str(out), None, [ViewSpec("reduce", reducer)],
                         quarantine=quarantine, files_per_batch=files_per_batch, log=log,
-                        compaction_floor=COMPACTION_FLOOR if compaction_floor is None else compaction_floor)
+                        compaction_floor=COMPACTION_FLOOR if compaction_floor is None else compaction_floor,
+                        reduce_path=path)
+
+
+#: the reduce views' two paths (``--reduce-path``): the state store, and tables merged in bulk
+#: (SKIP-DEC-SPARK-BULK)
+PATHS = ["stream", "bulk"]
 
 
 BATCHES: list[Rows] = [
@@ -94,12 +101,13 @@ BATCHES: list[Rows] = [
 
 
 @pytest.mark.spec("SKIP-DEF-9", "SKIP-DEF-10", "SKIP-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.heavy
-def test_views_and_changes_of_each_batch(spark: Any, tmp_path: Path) -> None:
+def test_views_and_changes_of_each_batch(spark: Any, tmp_path: Path, path: str) -> None:
     inp, out = tmp_path / "in", tmp_path / "out"
     for i, rows in enumerate(BATCHES):
         write_batch(inp, f"b{i}.jsonl", rows, i)
-    assert run(spark, inp, out) == 0
+    assert run(spark, inp, out, path=path) == 0
     assert view_of(spark, out) == fold_inputs(BATCHES) == {"a": 12, "b": 1, "c": 4}
     assert [changes_of(spark, out, b) for b in range(3)] == CHANGES
 
@@ -158,23 +166,25 @@ def test_an_output_written_without_markers_is_marked_at_the_next_run(spark: Any,
 
 
 @pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")
-def test_committed_inputs_are_never_read_again(spark: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("path", PATHS)
+def test_committed_inputs_are_never_read_again(spark: Any, tmp_path: Path, path: str) -> None:
     """A processed file deleted, another rewritten, then new batches: the views are
     those of the inputs as they were when processed."""
     inp, out = tmp_path / "in", tmp_path / "out"
     paths = [write_batch(inp, f"b{i}.jsonl", rows, i) for i, rows in enumerate(BATCHES[:2])]
-    assert run(spark, inp, out) == 0
+    assert run(spark, inp, out, path=path) == 0
     paths[0].unlink()
     paths[1].write_text(json.dumps({"key": "zzz", "value": 1000}) + "\n")
     os.utime(paths[1], (1_700_000_010, 1_700_000_010))
     write_batch(inp, "b2.jsonl", BATCHES[2], 2)
-    assert run(spark, inp, out) == 0
+    assert run(spark, inp, out, path=path) == 0
     assert view_of(spark, out) == fold_inputs(BATCHES)
 
 
 @pytest.mark.spec("SKIP-DEF-8", "SKIP-DEC-SPARK-STATE", evidence="example")
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.heavy
-def test_an_invalid_batch_is_refused_then_quarantined(spark: Any, tmp_path: Path) -> None:
+def test_an_invalid_batch_is_refused_then_quarantined(spark: Any, tmp_path: Path, path: str) -> None:
     inp, out = tmp_path / "in", tmp_path / "out"
     write_batch(inp, "b0.jsonl", BATCHES[0], 0)
     bad = write_batch(inp, "b1.jsonl", [{"key": "a", "value": 3, "weight": -2}], 1)  # a holds one 3
@@ -184,13 +194,13 @@ def test_an_invalid_batch_is_refused_then_quarantined(spark: Any, tmp_path: Path
     from spark_impl.pipeline import run as run_pipeline
 
     status = run_pipeline(spark, str(inp), str(out), None, [ViewSpec("reduce", "sum")],
-                          log=messages.append)
+                          log=messages.append, reduce_path=path)
     assert status == REFUSED
     refusal = next(m for m in messages if "refused" in m)
     assert "b1.jsonl" in refusal and "'a'" in refusal and "1 time(s)" in refusal and "2 time(s)" in refusal
     assert view_of(spark, out) == fold_inputs(BATCHES[:1])  # the view as before the refused batch
     assert bad.exists()
-    assert run(spark, inp, out, quarantine=True) == 0
+    assert run(spark, inp, out, quarantine=True, path=path) == 0
     assert not bad.exists() and (out / "_quarantine" / "b1.jsonl").exists()
     assert view_of(spark, out) == fold_inputs([BATCHES[0], BATCHES[1]])
 
@@ -202,33 +212,56 @@ ADD_THEN_REPLACE: list[Rows] = [
 
 
 @pytest.mark.parametrize("reducer,fold", [("sum", fold_inputs), ("min", min_inputs)])
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.spec("SKIP-DEC-SPARK-PARTS", "SKIP-DEF-8", evidence="example")
 def test_files_of_one_micro_batch_are_applied_in_order(spark: Any, tmp_path: Path, reducer: str,
-                                                       fold: Any) -> None:
+                                                       fold: Any, path: str) -> None:
     """Two files in one micro-batch, the second removing a value the first added:
     accepted (each file is checked against what the files before it leave)."""
     inp, out = tmp_path / "in", tmp_path / "out"
     for i, rows in enumerate(ADD_THEN_REPLACE):
         write_batch(inp, f"b{i}.jsonl", rows, i)
-    assert run(spark, inp, out, reducer=reducer, files_per_batch=2) == 0
+    assert run(spark, inp, out, reducer=reducer, files_per_batch=2, path=path) == 0
     assert [p.name for p in (out / f"reduce-{reducer}" / "changes").iterdir()] == ["batch=0"]
     assert view_of(spark, out, f"reduce-{reducer}") == fold(ADD_THEN_REPLACE) == {"a": 4, "b": 1}
 
 
 @pytest.mark.parametrize("reducer", ["sum", "min"])
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.spec("SKIP-DEC-SPARK-PARTS", "SKIP-DEF-8", evidence="example")
 def test_a_file_removing_what_a_later_file_adds_is_refused(spark: Any, tmp_path: Path,
-                                                          reducer: str) -> None:
+                                                          reducer: str, path: str) -> None:
     """The same two files, the removing one first (older): refused, naming that file,
     though the micro-batch's net change is valid."""
     inp, out = tmp_path / "in", tmp_path / "out"
     remover = write_batch(inp, "b0.jsonl", ADD_THEN_REPLACE[1], 0)
     write_batch(inp, "b1.jsonl", ADD_THEN_REPLACE[0], 1)
     messages: list[str] = []
-    assert run(spark, inp, out, reducer=reducer, files_per_batch=2, log=messages.append) == 3
+    assert run(spark, inp, out, reducer=reducer, files_per_batch=2, log=messages.append, path=path) == 3
     refusal = next(m for m in messages if "refused" in m)
     assert remover.name in refusal and "'a'" in refusal and "0 time(s)" in refusal
     assert "holds value 3 0 time(s)" in refusal  # the value itself, not its JSON text
+
+
+@pytest.mark.spec("SKIP-DEC-SPARK-BULK", evidence="example")
+def test_a_checkpoint_of_one_path_is_refused_by_the_other(spark: Any, tmp_path: Path) -> None:
+    """A reduce view's state is its path's: a run on the other path says so in one line and
+    starts nothing (exit status 2); on its own path the view goes on."""
+    inp, out = tmp_path / "in", tmp_path / "out"
+    write_batch(inp, "b0.jsonl", BATCHES[0], 0)
+    assert run(spark, inp, out, path="bulk") == 0
+    write_batch(inp, "b1.jsonl", BATCHES[1], 1)
+    messages: list[str] = []
+    assert run(spark, inp, out, path="stream", log=messages.append) == 2
+    assert messages == ["pipeline: reduce-sum: its checkpoint holds the bulk path's state; run it "
+                        "with --reduce-path bulk, or with another checkpoint"]
+    assert view_of(spark, out) == fold_inputs(BATCHES[:1])
+    assert run(spark, inp, out, path="bulk") == 0
+    assert view_of(spark, out) == fold_inputs(BATCHES[:2])
+    other, messages = tmp_path / "other", []
+    assert run(spark, inp, other, path="stream") == 0
+    assert run(spark, inp, other, path="bulk", log=messages.append) == 2
+    assert "holds the stream path's state" in messages[0]
 
 
 def test_a_min_view_keeps_its_bucket_count_across_runs(spark: Any, tmp_path: Path) -> None:
@@ -415,6 +448,28 @@ def test_kill_9_at_random_moments_loses_nothing(spark: Any, tmp_path: Path) -> N
     check_killed_views(spark, out, KILLED_VIEWS, batches, graph)  # a restart may group files (SKIP-DEC-SPARK-PARTS)
 
 
+#: the views the bulk path's kill test maintains: a group reducer and a fold reducer
+BULK_KILLED_VIEWS = ("reduce:sum", "reduce:min")
+
+
+@pytest.mark.slow  # 8 (thorough: 20) killed pipeline processes of two views: about 5 minutes
+@pytest.mark.spec("SKIP-DEC-SPARK-BULK", evidence="example")
+def test_kill_9_at_random_moments_loses_nothing_on_the_bulk_path(spark: Any, tmp_path: Path) -> None:
+    """The kill test above with the reduce views on the bulk path (``--reduce-path bulk``):
+    killed amid a step's table writes, between its publication and its manifest, or between
+    its manifest and Spark's commit, a run started again neither loses nor applies twice a
+    micro-batch, and publishes each micro-batch's changes exactly once."""
+    from tests.spark.pipeline_killer import run_with_kills
+
+    batches = random_batches(seed=20261207, count=12)
+    inp, out = tmp_path / "in", tmp_path / "out"
+    for i, rows in enumerate(batches):
+        write_batch(inp, f"b{i:02d}.jsonl", rows, i)
+    run_with_kills(inp, out, BULK_KILLED_VIEWS, KILLS, random.Random(11), tmp_path,
+                   ("--reduce-path", "bulk"))
+    check_killed_views(spark, out, BULK_KILLED_VIEWS, batches, [])  # a restart may group files
+
+
 def published_prefixes(spark: Any, out: Path, batches: list[Rows], name: str = "reduce-sum",
                        fold: Callable[[list[Rows]], dict[str, int]] = fold_inputs) -> list[int]:
     """Check the published changes of view ``name`` (whose from-scratch view is ``fold``):
@@ -449,9 +504,10 @@ def published_prefixes(spark: Any, out: Path, batches: list[Rows], name: str = "
 
 @pytest.mark.slow  # a pipeline process started, crashed and started again
 @pytest.mark.parametrize("reducer", ["sum", "min"])
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.spec("SKIP-DEC-SPARK-STATE", evidence="example")
 def test_a_micro_batch_run_again_after_its_changes_were_published_commits_its_state(
-        spark: Any, tmp_path: Path, reducer: str) -> None:
+        spark: Any, tmp_path: Path, reducer: str, path: str) -> None:
     """The process dies in the second micro-batch right after publishing its changes, before
     Spark commits it; the next run re-runs that micro-batch and finds its changes there. It
     must still run the micro-batch's plan, whose stateful operator writes its state: a fold
@@ -464,10 +520,10 @@ def test_a_micro_batch_run_again_after_its_changes_were_published_commits_its_st
     for i, rows in enumerate(BATCHES):
         write_batch(inp, f"b{i}.jsonl", rows, i)
     command = [sys.executable, "-m", "spark_impl.pipeline", "--input", str(inp), "--output", str(out),
-               "--view", f"reduce:{reducer}"]
+               "--view", f"reduce:{reducer}", "--reduce-path", path]
     crashed = subprocess.run(command, cwd=ROOT, env=application_env(**{CRASH_ENV: "1:published"}), capture_output=True, text=True, timeout=SLOW_RUN_LIMIT)
     assert crashed.returncode == 17, crashed.stdout + crashed.stderr
-    assert run(spark, inp, out, reducer=reducer) == 0
+    assert run(spark, inp, out, reducer=reducer, path=path) == 0
     fold = {"sum": fold_inputs, "min": min_inputs}[reducer]
     assert view_of(spark, out, f"reduce-{reducer}") == fold(BATCHES)
     assert published_prefixes(spark, out, BATCHES, f"reduce-{reducer}", fold) == [1, 2, 3]
