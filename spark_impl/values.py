@@ -10,6 +10,7 @@ typed columns (see :mod:`spark_impl.reduce.reducer_kinds`).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -44,6 +45,12 @@ def _freeze(value: Any) -> Any:
     return value
 
 
+#: a JSON integer literal: its value is ``int`` of its text (the fast path of :func:`decode`)
+_INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)")
+
+
 def decode(text: str) -> Any:
     """The value of a canonical JSON text, with arrays as tuples (hashable)."""
+    if _INTEGER.fullmatch(text):  # most values; ~10 times faster than the JSON parser
+        return int(text)
     return _freeze(json.loads(text))

@@ -12,14 +12,16 @@ into them in bulk:
   ``a0..`` (Σ w·contribution), a fold reducer's ``acc``
   (:mod:`spark_impl.reduce.bulk_accumulations` says how a batch moves each kind);
   rewritten at every step (the touched keys replaced), so a step costs O(keys) here;
-* ``pairs``: the multiplicities ``m`` of the (key, value) pairs, as a *base* (live pairs)
-  and *runs* (each step's net weights per pair, appended): a step reads them only for the
-  pairs it removes from (the check Δ⁻ ⊆ C, SKIP-DEF-8) and for the keys whose ⊖ declined
-  (min, max, a user's reducer: recomputed from their values, SKIP-DEC-PARTIAL); the runs
-  are merged into a new base once they pass :data:`RUNS_SHARE` of it.
+* ``pairs``: rows ``k, v, m`` whose weights, summed per (key, value), are the pairs'
+  multiplicities: a *base* and *runs* (each step's batch rows as they came, appended,
+  unshuffled); every reader sums a pair's rows. A step reads them only for the pairs it
+  removes from (the check Δ⁻ ⊆ C, SKIP-DEF-8) and for the keys whose ⊖ declined (min, max,
+  a user's reducer: recomputed from their values, SKIP-DEC-PARTIAL); the runs are merged
+  into a new base of live pairs, one row each, once they pass :data:`RUNS_SHARE` of it.
 
-A step is one batch, one part (SKIP-DEC-SPARK-PARTS): its removals are checked against the
-multiplicities before it, and its changes are exactly the keys whose entry differs. The
+A step's removals are checked against the multiplicities before it, part by part when the
+batch has several (SKIP-DEC-SPARK-PARTS), and its changes are exactly the keys whose entry
+differs. The
 state's versions are folders under ``ROOT/state``; a version is committed by its manifest
 (``NNNNNN.json``, written aside and renamed into place), so a step that fails, or a
 process killed mid-step, leaves the last committed version in force, and a runner built
@@ -72,6 +74,9 @@ ReducePath = Literal["stream", "bulk"]
 #: :data:`RUNS_MIN`): a step's check reads the base and every run for the pairs it removes.
 RUNS_SHARE = 0.5
 RUNS_MIN = 10_000
+#: A single-part batch's check reads the stored rows of the pairs it removes from, those pairs
+#: broadcast up to this many (beyond, a shuffled join): ~50 bytes each on the driver.
+BROADCAST_PAIRS = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -212,7 +217,7 @@ class BulkViewRunner:
             if lost.get["lost"]:
                 raise self.accumulation.overflow(touched, valid)
             if facts["removals"]:
-                self._check(valid, several_parts=facts["first_part"] != facts["last_part"])
+                self._check(valid, facts["first_part"] != facts["last_part"], int(facts["removals"]))
             if self.with_work:
                 self.work = self.accumulation.work(valid, touched, self.work_by)
             self.sink(self._changes(touched), self.steps)
@@ -231,8 +236,22 @@ class BulkViewRunner:
             if isinstance(self.reducer, GroupReducer):
                 raise
             refuse_invalid_row(base)
-            self._check(valid, several_parts=True)
+            self._check(valid, several_parts=True, removals=None)
             raise
+
+    def _pairs_of(self, pairs: DataFrame, count: int | None) -> DataFrame | None:
+        """The stored rows ``k, v, m`` of the (key, value) pairs in ``pairs`` (a frame ``k, v``
+        of ``count`` rows, if known), from the base and every run; up to
+        :data:`BROADCAST_PAIRS` of them broadcast, so the stored rows are read, not shuffled;
+        null keys and values are keys and values like any (None: no pair stored)."""
+        stored = self._pairs(self.version.pairs)
+        if stored is None:
+            return None
+        wanted = pairs.distinct().select(F.col("k").alias("_k"), F.col("v").alias("_v"))
+        if count is not None and count <= BROADCAST_PAIRS:
+            wanted = F.broadcast(wanted)
+        same = stored["k"].eqNullSafe(wanted["_k"]) & stored["v"].eqNullSafe(wanted["_v"])
+        return stored.join(wanted, same, "left_semi")
 
     def _pairs_at(self, keys: DataFrame) -> DataFrame | None:
         """The stored pairs ``k, v, m`` of the keys in ``keys`` (a frame ``k``), from the base
@@ -252,22 +271,24 @@ class BulkViewRunner:
             pairs = pairs.unionByName(stored)
         return pairs.groupBy("k", "v").agg(F.sum("m").alias("m")).where(F.col("m") > 0)
 
-    def _check(self, valid: DataFrame, several_parts: bool) -> None:
+    def _check(self, valid: DataFrame, several_parts: bool, removals: int | None) -> None:
         """Δ⁻ ⊆ C: each pair the batch removes from occurs at least as often as it is removed,
         part by part in ``part`` order when the batch has ``several_parts``, each part's
-        removals before its additions (SKIP-DEC-SPARK-PARTS, SKIP-DEF-10). The stored pairs and
-        the batch's summed in one aggregation per pair (not a join on the value: a null value is
-        a value like any); raises the first refusal, the first at each other key its ``others``."""
+        removals before its additions (SKIP-DEC-SPARK-PARTS, SKIP-DEF-10). The stored rows of
+        the pairs it removes from (of every pair at the keys it removes from, with several parts)
+        and the batch's summed in one aggregation per pair; ``removals``: the batch's removal
+        rows, if known. Raises the first refusal, the first at each other key its ``others``."""
         zero = F.lit(0).cast("bigint")
         if several_parts:
             steps = F.struct("part", F.col("w").alias("m"), "file")
             batch = valid.select("k", "v", zero.alias("held"), steps.alias("step"))
             held_as = [F.lit(None).cast(batch.schema["step"].dataType).alias("step")]
+            near = self._pairs_at(valid.where(F.col("w") < 0).select("k"))
         else:
-            batch = valid.where(F.col("w") < 0).select("k", "v", zero.alias("held"), (-F.col("w")).alias("removed"),
-                                                       "file")
+            removed = valid.where(F.col("w") < 0)
+            batch = removed.select("k", "v", zero.alias("held"), (-F.col("w")).alias("removed"), "file")
             held_as = [zero.alias("removed"), F.lit(None).cast("string").alias("file")]
-        near = self._pairs_at(valid.where(F.col("w") < 0).select("k"))
+            near = self._pairs_of(removed.select("k", "v"), removals)
         if near is not None:
             batch = batch.unionByName(near.select("k", "v", F.col("m").alias("held"), *held_as))
         if several_parts:
@@ -307,7 +328,8 @@ class BulkViewRunner:
         self._write(kept.unionByName(now), keys_name)
         # no pairs yet (the first step, a load): the checked batch's pairs are all live, a base
         run_name = f"pairs-{number:06d}" if old.pairs else f"base-{number:06d}"
-        run = valid.groupBy("k", "v").agg(F.sum("w").alias("m")).where(F.col("m") != 0)
+        # the batch's rows as they are: every reader sums a pair's rows, a merge consolidates them
+        run = valid.select("k", "v", F.col("w").alias("m"))
         counted = Observation()
         run_rows = self._write(run.observe(counted, F.count(F.lit(1)).alias("rows")), run_name, counted)
         pairs: tuple[str, ...]

@@ -452,7 +452,7 @@ def test_kill_9_at_random_moments_loses_nothing(spark: Any, tmp_path: Path) -> N
 BULK_KILLED_VIEWS = ("reduce:sum", "reduce:min")
 
 
-@pytest.mark.slow  # 8 (thorough: 20) killed pipeline processes of two views: about 5 minutes
+@pytest.mark.slow  # 8 (thorough: 20) killed pipeline processes of two views: about 2 minutes
 @pytest.mark.spec("SKIP-DEC-SPARK-BULK", evidence="example")
 def test_kill_9_at_random_moments_loses_nothing_on_the_bulk_path(spark: Any, tmp_path: Path) -> None:
     """The kill test above with the reduce views on the bulk path (``--reduce-path bulk``):
