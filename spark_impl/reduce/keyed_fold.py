@@ -204,7 +204,7 @@ def skip_update(initial: Any, add: Add, remove: Callable[[Any, Any], Any | None]
     at hand, so the update stops at the first decline. Returns the accumulator, the calls
     made, and whether it stopped so."""
     calls = 0
-    for _, part in itertools.groupby(sorted(changes, key=_part_of), key=_part_of):
+    for part in _parts(changes):
         removed, added, _ = tally(part)
         if held is not None:  # the key's values after this part
             for v, count in removed.items():
@@ -295,6 +295,14 @@ def _refuse_invalid(frame: pd.DataFrame) -> None:
 
 def _part_of(change: Change) -> str:
     return change[0]
+
+
+def _parts(changes: list[Change]) -> Iterable[Iterable[Change]]:
+    """``changes`` grouped by part, in part order (a stable sort: each part's rows in order)."""
+    first = changes[0][0] if changes else None
+    if all(change[0] == first for change in changes):  # one part, mostly: no sort
+        return (changes,)
+    return (part for _, part in itertools.groupby(sorted(changes, key=_part_of), key=_part_of))
 
 
 def tally(part: Iterable[Change]) -> tuple[dict[str, int], dict[str, int], dict[str, Any]]:
