@@ -151,6 +151,24 @@ def test_a_refusal_names_the_first_breach_and_one_at_each_other_key(spark: Any, 
     assert view_of(runner) == {"a": 3, "b": 1} and seen[-1] == {"a": 3}
 
 
+@pytest.mark.parametrize("reducer", ["sum", "min"])
+def test_a_null_key_is_a_key_like_any(spark: Any, tmp_path: Any, reducer: str) -> None:
+    """The keys table and the pairs are joined on the key null-safely (as a stream view groups
+    it): a null key's entry is replaced at each step, never duplicated, and its removals are
+    checked against its own values."""
+    from spark_impl.reduce.maintained_view import InvalidDelta
+
+    seen: list[dict[Any, Any]] = []
+    runner = bulk_runner(spark, f"file://{tmp_path}", seen, reducer=reducer)
+    step(spark, runner, [(None, 3, 1), (None, 5, 1), ("a", 1, 1)])  # type: ignore[list-item]
+    step(spark, runner, [(None, 3, -1), (None, 7, 1)])  # type: ignore[list-item]
+    expected = {None: 12, "a": 1} if reducer == "sum" else {None: 5, "a": 1}
+    assert view_of(runner) == expected and seen[-1] == {None: expected[None]}
+    assert runner.read_view().count() == 2
+    with pytest.raises(InvalidDelta):
+        step(spark, runner, [(None, 3, -1)])  # type: ignore[list-item]
+
+
 def test_an_overflowing_sum_is_refused_and_the_state_kept(spark: Any, tmp_path: Any) -> None:
     from spark_impl.reduce.maintained_view import InvalidInput
 
