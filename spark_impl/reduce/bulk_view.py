@@ -16,8 +16,10 @@ into them in bulk:
   multiplicities: a *base* and *runs* (each step's batch rows as they came, appended,
   unshuffled); every reader sums a pair's rows. A step reads them only for the pairs it
   removes from (the check Δ⁻ ⊆ C, SKIP-DEF-8) and for the keys whose ⊖ declined (min, max,
-  a user's reducer: recomputed from their values, SKIP-DEC-PARTIAL); the runs are merged
-  into a new base of live pairs, one row each, once they pass :data:`RUNS_SHARE` of it.
+  a user's reducer: recomputed from their values, SKIP-DEC-PARTIAL). A batch that would take
+  the runs past :data:`RUNS_SHARE` of the base is merged with them and the base instead, into
+  a new base of live pairs, one row each: one aggregation per pair, which is also the batch's
+  check (a large batch pays for one pass over the pairs, not a check, a run and a merge).
 
 A step's removals are checked against the multiplicities before it, part by part when the
 batch has several (SKIP-DEC-SPARK-PARTS), and its changes are exactly the keys whose entry
@@ -70,8 +72,8 @@ log = logging.getLogger(__name__)
 #: (``bulk``: :class:`BulkViewRunner`).
 ReducePath = Literal["stream", "bulk"]
 
-#: The runs are merged into a new base once their rows pass this share of the base's (and
-#: :data:`RUNS_MIN`): a step's check reads the base and every run for the pairs it removes.
+#: A batch that would take the runs' rows past this share of the base's (and :data:`RUNS_MIN`)
+#: is merged with them into a new base: a step's check reads the base and every run.
 RUNS_SHARE = 0.5
 RUNS_MIN = 10_000
 #: A single-part batch's check reads the stored rows of the pairs it removes from, those pairs
@@ -192,7 +194,7 @@ class BulkViewRunner:
         base = self.accumulation.prepared(normalise_changes(rows))
         seen = Observation()
         is_valid = F.col("invalid").isNull()
-        base = base.observe(seen, F.count_if(~is_valid).alias("invalid"),
+        base = base.observe(seen, F.count_if(~is_valid).alias("invalid"), F.count_if(is_valid).alias("valid"),
                             F.count_if(is_valid & (F.col("w") < 0)).alias("removals"),
                             F.min(F.when(is_valid, F.col("part"))).alias("first_part"),
                             F.max(F.when(is_valid, F.col("part"))).alias("last_part"))
@@ -216,12 +218,19 @@ class BulkViewRunner:
                 refuse_invalid_row(base)
             if lost.get["lost"]:
                 raise self.accumulation.overflow(touched, valid)
-            if facts["removals"]:
-                self._check(valid, facts["first_part"] != facts["last_part"], int(facts["removals"]))
+            number = self.version.number + 1
+            removals, several_parts = int(facts["removals"]), facts["first_part"] != facts["last_part"]
+            merged: tuple[str, int] | None = None
+            if self.version.pairs and self._merge_due(int(facts["valid"])):
+                if removals and several_parts:
+                    self._check(valid, several_parts=True, removals=removals)
+                merged = self._merged(valid, number, checked=bool(removals) and not several_parts)
+            elif removals:
+                self._check(valid, several_parts, removals)
             if self.with_work:
                 self.work = self.accumulation.work(valid, touched, self.work_by)
             self.sink(self._changes(touched), self.steps)
-            self._commit(self.version.number + 1, touched, valid, label)
+            self._commit(number, touched, valid, label, merged)
         finally:
             for frame in kept:
                 frame.unpersist()
@@ -247,7 +256,8 @@ class BulkViewRunner:
         stored = self._pairs(self.version.pairs)
         if stored is None:
             return None
-        wanted = pairs.distinct().select(F.col("k").alias("_k"), F.col("v").alias("_v"))
+        # a semi-join: a pair listed twice selects its rows once, so no distinct (and no shuffle)
+        wanted = pairs.select(F.col("k").alias("_k"), F.col("v").alias("_v"))
         if count is not None and count <= BROADCAST_PAIRS:
             wanted = F.broadcast(wanted)
         same = stored["k"].eqNullSafe(wanted["_k"]) & stored["v"].eqNullSafe(wanted["_v"])
@@ -317,35 +327,60 @@ class BulkViewRunner:
 
     # --- committing ------------------------------------------------------------------------
 
-    def _commit(self, number: int, touched: DataFrame, valid: DataFrame, label: int | None) -> None:
-        """Write version ``number``: the keys table with the touched keys replaced, the
-        batch's run appended (or merged with the runs and base into a new base), then its
-        manifest; then the tables the old version alone used are deleted."""
+    def _merge_due(self, batch_rows: int) -> bool:
+        """Whether the runs, with a batch of ``batch_rows`` rows, pass their share of the base."""
+        return self.version.run_rows + batch_rows > max(RUNS_MIN, RUNS_SHARE * self.version.base_rows)
+
+    def _merged(self, valid: DataFrame, number: int, checked: bool) -> tuple[str, int]:
+        """The stored pairs and the batch's ``valid`` rows merged into a new base of live pairs
+        (one row each), written as ``base-NNNNNN``: its name and rows. One aggregation per pair;
+        with ``checked`` it is also the single-part check Δ⁻ ⊆ C (each pair held at least as
+        often as the batch removes it), and a breach raises the refusal :meth:`_check` names."""
+        zero = F.lit(0).cast("bigint")
+        removed = F.when(F.col("w") < 0, -F.col("w")).otherwise(zero)
+        rows = valid.select("k", "v", zero.alias("held"), removed.alias("removed"), F.col("w").alias("m"))
+        stored = self._pairs(self.version.pairs)
+        if stored is not None:
+            rows = rows.unionByName(stored.select("k", "v", F.col("m").alias("held"), zero.alias("removed"), "m"))
+        per_pair = rows.groupBy("k", "v").agg(F.sum("held").alias("held"), F.sum("removed").alias("removed"),
+                                              F.sum("m").alias("m"))
+        counted = Observation()
+        live = per_pair.observe(counted, F.count_if(F.col("held") < F.col("removed")).alias("breaches"),
+                                F.count_if(F.col("m") > 0).alias("rows")).where(F.col("m") > 0)
+        name = f"base-{number:06d}"
+        self._write(live.select("k", "v", "m"), name)
+        facts = counted.get
+        if checked and facts["breaches"]:
+            self._delete(name)
+            self._check(valid, several_parts=False, removals=None)  # raises the refusal, named
+            raise AssertionError(f"{self.state}: a breach the merge counted and the check did not find")
+        return name, int(facts["rows"] or 0)
+
+    def _commit(self, number: int, touched: DataFrame, valid: DataFrame, label: int | None,
+                merged: tuple[str, int] | None) -> None:
+        """Write version ``number``: the keys table with the touched keys replaced, and the
+        batch's run appended (or the new base ``merged`` already written, the runs gone), then
+        its manifest; then the tables the old version alone used are deleted."""
         old = self.version
         keys_name = f"keys-{number:06d}"
         kept = key_join(self._keys(), touched.select("k"), "left_anti")
         now = touched.where(F.col("n") > 0).select("k", "n", *self.columns)
         self._write(kept.unionByName(now), keys_name)
-        # no pairs yet (the first step, a load): the checked batch's pairs are all live, a base
-        run_name = f"pairs-{number:06d}" if old.pairs else f"base-{number:06d}"
-        # the batch's rows as they are: every reader sums a pair's rows, a merge consolidates them
-        run = valid.select("k", "v", F.col("w").alias("m"))
-        counted = Observation()
-        run_rows = self._write(run.observe(counted, F.count(F.lit(1)).alias("rows")), run_name, counted)
         pairs: tuple[str, ...]
-        if not old.pairs:
-            pairs, base_rows, total_runs = (run_name,), run_rows, 0
+        if merged is not None:
+            (base_name, base_rows), total_runs = merged, 0
+            pairs = (base_name,)
         else:
-            pairs, base_rows, total_runs = (*old.pairs, run_name), old.base_rows, old.run_rows + run_rows
-        if total_runs > max(RUNS_MIN, RUNS_SHARE * base_rows):
-            merged = self._pairs(pairs)
-            assert merged is not None
-            live = merged.groupBy("k", "v").agg(F.sum("m").alias("m")).where(F.col("m") > 0)
+            # no pairs yet (the first step, a load): the checked batch's pairs are all live, a base
+            run_name = f"pairs-{number:06d}" if old.pairs else f"base-{number:06d}"
+            # the batch's rows as they are: every reader sums a pair's rows, a merge consolidates them
+            run = valid.select("k", "v", F.col("w").alias("m"))
             counted = Observation()
-            base_name = f"base-{number:06d}"
-            base_rows = self._write(live.observe(counted, F.count(F.lit(1)).alias("rows")), base_name,
-                                    counted)
-            pairs, total_runs = (base_name,), 0
+            run_rows = self._write(run.observe(counted, F.count(F.lit(1)).alias("rows")), run_name, counted)
+            if not old.pairs:
+                pairs, base_rows, total_runs = (run_name,), run_rows, 0
+            else:
+                pairs, base_rows, total_runs = (*old.pairs, run_name), old.base_rows, old.run_rows + run_rows
         self._install(old, Version(number, keys_name, pairs, base_rows, total_runs, label))
 
     def _install(self, old: Version, version: Version) -> None:
@@ -367,15 +402,16 @@ class BulkViewRunner:
         used = {new.keys, *new.pairs}
         for name in [old.keys, *old.pairs]:
             if name is not None and name not in used:
-                try:
-                    self.fs.delete(f"{self.state}/{name}")
-                except Exception as error:  # noqa: BLE001 (a leftover is harmless)
-                    log.warning("%s: could not delete %s (%s)", self.state, name, cause(error))
+                self._delete(name)
         if old.number > 0:
-            try:
-                self.fs.delete(f"{self.state}/{old.number:06d}.json")
-            except Exception as error:  # noqa: BLE001
-                log.warning("%s: could not delete manifest %s (%s)", self.state, old.number, cause(error))
+            self._delete(f"{old.number:06d}.json")
+
+    def _delete(self, name: str) -> None:
+        """Delete the table (or manifest) ``name``, best effort: a leftover is never read again."""
+        try:
+            self.fs.delete(f"{self.state}/{name}")
+        except Exception as error:  # noqa: BLE001 (a leftover is harmless)
+            log.warning("%s: could not delete %s (%s)", self.state, name, cause(error))
 
     # --- reading ---------------------------------------------------------------------------
 

@@ -234,3 +234,50 @@ def test_runs_past_their_share_are_merged_into_one_base(spark: Any, tmp_path: An
     assert view_of(runner) == {"b": 7, "c": 10}
     names = set(runner.fs.names(runner.state))
     assert {"base-000001", "pairs-000002", "keys-000001", "keys-000002"}.isdisjoint(names)
+
+
+@pytest.mark.parametrize("reducer", ["sum", "min"])
+def test_a_step_that_merges_checks_its_removals_in_the_merge(spark: Any, tmp_path: Any, monkeypatch: Any,
+                                                              reducer: str) -> None:
+    """A batch that takes the runs past their share is merged with them and the base in one
+    aggregation, which is also its check: a breach is refused as the check names it, nothing is
+    committed nor left behind, and the batch that holds is merged."""
+    import spark_impl.reduce.bulk_view as bulk
+    from spark_impl.reduce.maintained_view import InvalidDelta
+
+    monkeypatch.setattr(bulk, "RUNS_MIN", 2)
+    seen: list[dict[Any, Any]] = []
+    runner = bulk_runner(spark, f"file://{tmp_path}", seen, reducer=reducer)
+    step(spark, runner, [("a", 1, 1), ("a", 2, 1), ("b", 3, 1), ("b", 4, 1)])
+    with pytest.raises(InvalidDelta) as refused:  # (a, 1) held once, removed twice; (b, 9) never held
+        step(spark, runner, [("a", 1, -2), ("b", 9, -1), ("c", 5, 1)])
+    first = refused.value
+    assert (first.key, first.value, first.available, first.removed) == ("a", 1, 1, 2)
+    assert [(o.key, o.value, o.available, o.removed) for o in first.others] == [("b", 9, 0, 1)]
+    assert runner.version.number == 1 and len(seen) == 1
+    assert "base-000002" not in set(runner.fs.names(runner.state))
+    step(spark, runner, [("a", 1, -1), ("b", 4, -1), ("c", 5, 1)])  # 3 rows: past max(2, 0.5 · 4)
+    assert runner.version.pairs == ("base-000002",) and runner.version.base_rows == 3
+    assert view_of(runner) == {"a": 2, "b": 3, "c": 5}
+    # b's sum moves (7 to 3), its min (3) does not
+    assert seen[-1] == ({"a": 2, "b": 3, "c": 5} if reducer == "sum" else {"a": 2, "c": 5})
+
+
+def test_a_batch_of_several_parts_that_merges_is_checked_part_by_part(spark: Any, tmp_path: Any,
+                                                                      monkeypatch: Any) -> None:
+    """A later part may not lend a removal its value (SKIP-DEC-SPARK-PARTS), merge or none."""
+    import spark_impl.reduce.bulk_view as bulk
+    from spark_impl.driver_rows import frame_of_rows
+    from spark_impl.reduce.maintained_view import InvalidDelta
+
+    monkeypatch.setattr(bulk, "RUNS_MIN", 2)
+    runner = bulk_runner(spark, f"file://{tmp_path}")
+    step(spark, runner, [("a", 1, 1), ("b", 2, 1)])
+    parts = "k string, v bigint, w bigint, part string, file string"
+    with pytest.raises(InvalidDelta):  # its net, (c, 3): +1 -1 +1, holds; part 1 removes it first
+        runner.step(frame_of_rows(spark, [("c", 3, -1, "1", "f1"), ("c", 3, 2, "2", "f2"), ("a", 1, 1, "2", "f2")],
+                                  parts))
+    assert runner.version.number == 1
+    runner.step(frame_of_rows(spark, [("c", 3, 1, "1", "f1"), ("c", 3, -1, "2", "f2"), ("a", 1, 1, "2", "f2")],
+                              parts))
+    assert runner.version.pairs == ("base-000002",) and view_of(runner) == {"a": 2, "b": 2}
