@@ -16,11 +16,12 @@ made (SKIP-THM-3) and whether an accumulator left its type (an overflow: the bat
   (greatest) of its extremum and the batch's added values. The removals are taken extremum
   first, so a declining key counts one ⊖ and then one ⊕ per value it holds after the batch.
 * :class:`PythonFold` (a user's ``(initial, add, remove)``, and min or max over JSON text):
-  the keys grouped into hash buckets, one Python call per bucket, each key updated as the
+  the keys hash-partitioned, one Python call per partition, each key updated as the
   stream path's operator updates it (:func:`~spark_impl.reduce.keyed_fold.skip_update`: part
   by part, removals then additions); the keys whose ⊖ declined are updated again, in a second
-  bucketed pass over those keys alone, with their values at hand (read from their pairs
-  after the batch), so the declined ⊖ recomputes the key from its values after that part.
+  partitioned pass over those keys alone (none when no ⊖ declined), with their values at hand
+  (read from their pairs after the batch), so the declined ⊖ recomputes the key from its
+  values after that part.
 
 A batch of several parts (SKIP-DEC-SPARK-PARTS: files in order) is checked part by part by
 the runner; sums need only its net, a user's reducer is folded part by part, and an extremum
@@ -34,7 +35,7 @@ pairs of ``keys`` after the batch: what a declined key is recomputed from.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -282,19 +283,25 @@ class PythonFold(Folded):
     def prepared(self, rows: DataFrame) -> DataFrame:
         return rows.withColumn("v", json_text(F.col("v"), self.value_type))
 
-    def _bucketed(self, rows: DataFrame) -> DataFrame:
-        return rows.withColumn("bucket", F.pmod(F.hash("k"), F.lit(self.buckets)))
+    def _folded(self, rows: DataFrame, with_values: bool) -> DataFrame:
+        """``rows`` (:data:`FOLD_INPUT`) hash-partitioned by key into :attr:`buckets`
+        partitions, each folded by one Python call (:func:`_bucket_fold`): no sort, and every
+        partition a bucket, so no two buckets share a task."""
+        schema = f"k {self.key_type}, n0 bigint, n bigint, acc string, acc0 string, declined boolean, calls bigint"
+        fold = _bucket_fold(*fold_functions(self.reducer), with_values=with_values)
+        return rows.repartition(self.buckets, "k").mapInPandas(fold, schema)
 
     def touched(self, valid: DataFrame, old: DataFrame, values_after: ValuesAfter, keep: Keep) -> DataFrame:
         none = F.lit(None).cast("string")
         changes = valid.select("k", F.lit("change").alias("kind"), "part", "v", "w", none.alias("acc"))
         entries = key_join(old, valid.select("k").distinct(), "left_semi").select(
             "k", F.lit("key").alias("kind"), none.alias("part"), none.alias("v"), F.col("n").alias("w"), "acc")
-        schema = f"k {self.key_type}, n0 bigint, n bigint, acc string, acc0 string, declined boolean, calls bigint"
-        folded = keep(self._bucketed(changes.unionByName(entries)).groupBy("bucket").applyInPandas(
-            _bucket_fold(*fold_functions(self.reducer), with_values=False), schema))
-        # the keys whose ⊖ declined, updated again with their values at hand
+        folded = keep(self._folded(changes.unionByName(entries), with_values=False))
+        # the keys whose ⊖ declined, updated again with their values at hand: counted first (the
+        # fold's one job), so a batch where none declined reads no stored pair
         declined = folded.where(F.col("declined") & (F.col("n") > 0))
+        if declined.isEmpty():
+            return self.finished(folded, F.col("acc"), F.col("calls"))
         keys = declined.select("k")
         held = values_after(keys).select("k", F.lit("held").alias("kind"), none.alias("part"), "v",
                                          F.col("m").alias("w"), none.alias("acc"))
@@ -302,13 +309,12 @@ class PythonFold(Folded):
             "k", F.lit("key").alias("kind"), none.alias("part"), none.alias("v"), F.col("n0").alias("w"),
             F.col("acc0").alias("acc")).unionByName(
             key_join(changes, keys, "left_semi")).unionByName(held)
-        again = self._bucketed(again_input).groupBy("bucket").applyInPandas(
-            _bucket_fold(*fold_functions(self.reducer), with_values=True), schema)
+        again = self._folded(again_input, with_values=True)
         out = folded.where(~(F.col("declined") & (F.col("n") > 0))).unionByName(again)
         return self.finished(out, F.col("acc"), F.col("calls"))
 
 
-BucketFold = Callable[[pd.DataFrame], pd.DataFrame]
+BucketFold = Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]
 
 #: the rows a bucket gets (:class:`PythonFold`): ``kind`` ``key`` (a key's entry before:
 #: ``acc``, and its size as ``w``), ``change`` (``part, v, w``), ``held`` (a value ``v``
@@ -318,24 +324,25 @@ FOLD_INPUT = ("k", "kind", "part", "v", "w", "acc")
 
 def _bucket_fold(initial: Any, add: Callable[[Any, Any], Any], remove: Callable[[Any, Any], Any | None],
                  with_values: bool) -> BucketFold:
-    """A bucket's keys updated from their entries before by their changes
-    (:func:`~spark_impl.reduce.keyed_fold.skip_update`); ``with_values``: their values after
-    the batch are among the rows, so a declined ⊖ recomputes the key, else it stops there
-    (``declined``)."""
+    """A bucket's keys (its rows, in Arrow batches) updated from their entries before by their
+    changes (:func:`~spark_impl.reduce.keyed_fold.skip_update`); ``with_values``: their values
+    after the batch are among the rows, so a declined ⊖ recomputes the key, else it stops
+    there (``declined``)."""
 
-    def fold_bucket(rows: pd.DataFrame) -> pd.DataFrame:
+    def fold_bucket(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         entries: dict[Any, tuple[str | None, int]] = {}
         changes: dict[Any, list[Change]] = {}
         held: dict[Any, dict[str, int]] = {}
-        columns = (rows[c].tolist() for c in FOLD_INPUT)
-        for k, kind, part, v, w, acc in zip(*columns, strict=True):
-            k = _plain_key(k)
-            if kind == "key":
-                entries[k] = (acc, int(w))
-            elif kind == "change":
-                changes.setdefault(k, []).append((part, v, int(w), None))
-            else:
-                held.setdefault(k, {})[v] = int(w)
+        for rows in batches:
+            columns = (rows[c].tolist() for c in FOLD_INPUT)
+            for k, kind, part, v, w, acc in zip(*columns, strict=True):
+                k = _plain_key(k)
+                if kind == "key":
+                    entries[k] = (acc, int(w))
+                elif kind == "change":
+                    changes.setdefault(k, []).append((part, v, int(w), None))
+                else:
+                    held.setdefault(k, {})[v] = int(w)
         out = []
         for k, at_key in changes.items():
             acc0, n0 = entries.get(k, (None, None))
@@ -349,7 +356,7 @@ def _bucket_fold(initial: Any, add: Callable[[Any, Any], Any], remove: Callable[
             n = (n0 or 0) + sum(w for _, _, w, _ in at_key)
             text = encode(acc) if n > 0 and not declined else None
             out.append((k, n0, n, text, acc0, declined, calls))
-        return pd.DataFrame(out, columns=["k", "n0", "n", "acc", "acc0", "declined", "calls"])
+        yield pd.DataFrame(out, columns=["k", "n0", "n", "acc", "acc0", "declined", "calls"])
 
     return fold_bucket
 

@@ -32,7 +32,7 @@ version is committed (as ``foreachBatch`` does): a step interrupted in between h
 over again when it is run again.
 
 Every reducer runs here: sums natively, min and max natively over typed values, a user's
-reducer (and min or max over JSON text) in Python, one call per hash bucket of keys. An
+reducer (and min or max over JSON text) in Python, one call per hash partition of keys. An
 adaptive view (:mod:`spark_impl.reduce.adaptive_view`) moves group reducers' views alone.
 """
 
@@ -40,6 +40,8 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -208,11 +210,12 @@ class BulkViewRunner:
         if not isinstance(self.reducer, GroupReducer):
             valid = keep(valid)  # a fold reads the batch up to three times (fold, refold, check)
         try:
-            touched = self.accumulation.touched(valid, self._keys(), lambda keys: self._values_after(valid, keys),
-                                                keep)
-            lost = Observation()
-            touched = keep(touched.observe(lost, F.count_if("lost").alias("lost")))
-            self._materialise(touched, base, valid)  # one job: both observations
+            with self._failures_explained(base, valid):
+                touched = self.accumulation.touched(valid, self._keys(),
+                                                    lambda keys: self._values_after(valid, keys), keep)
+                lost = Observation()
+                touched = keep(touched.observe(lost, F.count_if("lost").alias("lost")))
+                touched.write.format("noop").mode("overwrite").save()  # one job: both observations
             facts = seen.get
             if facts["invalid"]:
                 refuse_invalid_row(base)
@@ -236,11 +239,13 @@ class BulkViewRunner:
                 frame.unpersist()
         self.steps += 1
 
-    def _materialise(self, touched: DataFrame, base: DataFrame, valid: DataFrame) -> None:
-        """Compute ``touched``. A user's ⊖ may fail on a removal the check refuses (a value the
-        key does not hold): a failure is first explained by the batch's refusal, if it has one."""
+    @contextmanager
+    def _failures_explained(self, base: DataFrame, valid: DataFrame) -> Iterator[None]:
+        """Computing the touched keys: a user's ⊖ may fail on a removal the check refuses (a
+        value the key does not hold), so a failure is first explained by the batch's refusal,
+        if it has one."""
         try:
-            touched.write.format("noop").mode("overwrite").save()
+            yield
         except Exception:
             if isinstance(self.reducer, GroupReducer):
                 raise
