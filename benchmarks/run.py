@@ -131,22 +131,37 @@ class Runner:
         self.flink_missing = engines.flink_available()
 
     def warm_up(self) -> None:
-        """Run the Spark paths once on tiny data, untimed: JVM JIT, Python workers, Arrow."""
+        """Run every selected Spark engine once on small data, untimed (JVM JIT, Python
+        workers, Arrow), so that the first engine measured does not pay for the JVM's warming."""
         _log("warming up (untimed)")
-        w = ReduceWorkload(1_000, 100)
+        w = ReduceWorkload(20_000, 2_000)
         table = _write_table(w.stream().initial(), self.data_dir, "warm-up-reduce")
         g = GraphWorkload(100)
         gs = g.stream()
         graph = engines.Graph(_write_table(gs.initial(), self.data_dir, "warm-up-edges"), gs.roots())
-        for runner in (engines.SparkReduce(self.spark, "builtin", self._staging("warm-up")),
-                       engines.SparkReduce(self.spark, "python", self._staging("warm-up")),
-                       engines.SparkRecompute(self.spark, self._staging("warm-up"))):
+        names = [name for name in REDUCE_ENGINES if name.startswith("spark")
+                 and (self.selected is None or name in self.selected)] or ["spark-builtin", "spark-recompute"]
+        for name in names:
+            runner = self._spark_reduce_runner(name, "warm-up")
             stream = w.stream()
             runner.load(table)
-            runner.apply(runner.stage(stream.batch(10)))
+            for size in (100, 100, 2_000, 2_000):
+                runner.apply(runner.stage(stream.batch(size)))
+                runner.settle()
         for reach in (engines.SparkReach(self.spark), engines.SparkReachRecompute(self.spark)):
             reach.make(graph)
             reach.apply(gs.batch(2))
+
+    def _spark_reduce_runner(self, name: str, staging: str) -> Any:
+        """The Spark reduce engine ``name`` (``spark-<path>[-<reducer>]`` and the like)."""
+        if name == "spark-recompute":
+            return engines.SparkRecompute(self.spark, self._staging(staging))
+        if name == "spark-native":
+            return engines.SparkNative(self.spark, self._staging(staging))
+        if name.startswith(("spark-bulk", "spark-adaptive")):  # spark-<path>[-<reducer>]
+            path, _, kind = name.removeprefix("spark-").partition("-")
+            return engines.SparkBulk(self.spark, self._staging(staging), path, kind or "builtin")
+        return engines.SparkReduce(self.spark, name.removeprefix("spark-"), self._staging(staging))
 
     def _staging(self, name: str) -> str:
         """A fresh folder for a runner's staged input batches (removed with the data)."""
@@ -190,19 +205,9 @@ class Runner:
                 flink = engines.FlinkPeer(name.removeprefix("flink-"))
                 self.runs.append(harness.measure_peer("reduce", flink, workload, schedule, agreement, _log))
                 continue
-            runner: Any
-            if name == "spark-recompute":
-                runner = engines.SparkRecompute(self.spark, self._staging(name))
-            elif name == "spark-native":
-                runner = engines.SparkNative(self.spark, self._staging(name))
-            elif name.startswith(("spark-bulk", "spark-adaptive")):  # spark-<path>[-<reducer>]
-                path, _, kind = name.removeprefix("spark-").partition("-")
-                runner = engines.SparkBulk(self.spark, self._staging(name), path, kind or "builtin")
-            elif name.startswith("spark-"):
-                runner = engines.SparkReduce(self.spark, name.removeprefix("spark-"), self._staging(name))
-            else:
-                runner = engines.OracleReduce(incremental=name == "oracle-incremental")
             spark = name.startswith("spark")
+            runner: Any = (self._spark_reduce_runner(name, name) if spark
+                           else engines.OracleReduce(incremental=name == "oracle-incremental"))
             self.runs.append(harness.measure_inprocess("reduce", runner, workload, schedule,
                                                        partial(runner.load, table),
                                                        self.heap if spark else None, agreement, _log,
