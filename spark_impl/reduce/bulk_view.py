@@ -10,8 +10,10 @@ into them in bulk:
 
 * ``keys``: per key of the view its size ``n`` (Σ w) and accumulator: a group reducer's sums
   ``a0..`` (Σ w·contribution), a fold reducer's ``acc``
-  (:mod:`spark_impl.reduce.bulk_accumulations` says how a batch moves each kind);
-  rewritten at every step (the touched keys replaced), so a step costs O(keys) here;
+  (:mod:`spark_impl.reduce.bulk_accumulations` says how a batch moves each kind); a base
+  and runs, each step's run its touched keys' entries (size 0: the key is gone), a key's
+  newest entry in force, so a step costs O(touched keys) here; once the runs pass
+  :data:`RUNS_SHARE` of the base, the keys are written as a new base;
 * ``pairs``: rows ``k, v, m`` whose weights, summed per (key, value), are the pairs'
   multiplicities: a *base* and *runs* (each step's batch rows as they came, appended,
   unshuffled); every reader sums a pair's rows. A step reads them only for the pairs it
@@ -20,6 +22,9 @@ into them in bulk:
   the runs past :data:`RUNS_SHARE` of the base is merged with them and the base instead, into
   a new base of live pairs, one row each: one aggregation per pair, which is also the batch's
   check (a large batch pays for one pass over the pairs, not a check, a run and a merge).
+
+Past :data:`MAX_RUNS` runs (many small steps), the runs of the pairs and of the keys are each
+compacted into one, so a step reads a bounded number of tables.
 
 A step's removals are checked against the multiplicities before it, part by part when the
 batch has several (SKIP-DEC-SPARK-PARTS), and its changes are exactly the keys whose entry
@@ -43,6 +48,7 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import reduce
 from typing import Any, Literal
 
 from pyspark.sql import Column, DataFrame, Observation, SparkSession
@@ -78,6 +84,9 @@ ReducePath = Literal["stream", "bulk"]
 #: is merged with them into a new base: a step's check reads the base and every run.
 RUNS_SHARE = 0.5
 RUNS_MIN = 10_000
+#: The runs (of the pairs, of the keys) are compacted into one once there are this many: a
+#: step reads every run, and a table more is a file (a task) more for each read.
+MAX_RUNS = 4
 #: A single-part batch's check reads the stored rows of the pairs it removes from, those pairs
 #: broadcast up to this many (beyond, a shuffled join): ~50 bytes each on the driver.
 BROADCAST_PAIRS = 2_000_000
@@ -85,25 +94,31 @@ BROADCAST_PAIRS = 2_000_000
 
 @dataclass(frozen=True)
 class Version:
-    """A committed state: its number, the keys table, and the pair tables (base first);
-    ``label``: what the caller called the step that made it (a micro-batch id), if anything."""
+    """A committed state: its number, the keys tables and the pair tables (each base first,
+    with their base's and runs' rows); ``label``: what the caller called the step that made
+    it (a micro-batch id), if anything."""
 
     number: int
-    keys: str | None
+    keys: tuple[str, ...]
     pairs: tuple[str, ...]
     base_rows: int
     run_rows: int
     label: int | None = None
+    key_base_rows: int = 0
+    key_run_rows: int = 0
 
     def manifest(self) -> str:
-        return json.dumps({"keys": self.keys, "pairs": list(self.pairs), "base_rows": self.base_rows,
-                           "run_rows": self.run_rows, "label": self.label}, sort_keys=True)
+        return json.dumps({"keys": list(self.keys), "pairs": list(self.pairs), "base_rows": self.base_rows,
+                           "run_rows": self.run_rows, "label": self.label, "key_base_rows": self.key_base_rows,
+                           "key_run_rows": self.key_run_rows}, sort_keys=True)
 
     @staticmethod
     def parse(number: int, text: str) -> Version:
         facts = json.loads(text)
-        return Version(number, facts["keys"], tuple(facts["pairs"]), int(facts["base_rows"]),
-                       int(facts["run_rows"]), facts.get("label"))
+        keys = facts["keys"]  # one table's name (or none) before the keys had runs
+        return Version(number, tuple(keys) if isinstance(keys, list) else (keys,) if keys else (),
+                       tuple(facts["pairs"]), int(facts["base_rows"]), int(facts["run_rows"]), facts.get("label"),
+                       int(facts.get("key_base_rows", 0)), int(facts.get("key_run_rows", 0)))
 
 
 class BulkViewRunner:
@@ -140,7 +155,7 @@ class BulkViewRunner:
         numbers = [int(name[:-5]) for name in self.fs.names(self.state)
                    if name.endswith(".json") and name[:-5].isdigit()]
         if not numbers:
-            return Version(0, None, (), 0, 0)
+            return Version(0, (), (), 0, 0)
         number = max(numbers)
         text = self.fs.read_text(f"{self.state}/{number:06d}.json")
         assert text is not None, f"{self.state}: manifest {number} listed but unreadable"
@@ -155,13 +170,32 @@ class BulkViewRunner:
         """The label of the step that committed the state in force (None: none given, or no step)."""
         return self.version.label
 
-    def _keys(self) -> DataFrame:
+    def _keys(self, at: DataFrame | None = None) -> DataFrame:
+        """The keys table ``k, n, <accumulator columns>``: each key's newest entry in the base
+        and the runs, the keys of size 0 (gone) left out. With runs, ``at`` (a frame ``k``)
+        narrows the tables to those keys before their entries are compared (Spark chooses the
+        join: a small batch's keys are broadcast); the base alone is read whole."""
+        if len(self.version.keys) == 1:
+            return self._newest(self.version.keys)  # a base: one entry per live key
+        return self._newest(self.version.keys, at).where(F.col("n") > 0)
+
+    def _newest(self, names: tuple[str, ...], at: DataFrame | None = None) -> DataFrame:
+        """Each key's newest entry in the keys tables ``names`` (oldest first), a key gone
+        (size 0) included; with ``at``, of those keys alone (:meth:`_keys`)."""
         accumulator = ", ".join(f"{name} {kind}" for name, kind in self.accumulation.columns)
         schema = f"k {self.key_type}, n bigint, {accumulator}"
-        if self.version.keys is None:
+        if not names:
             return frame_of_rows(self.spark, [], schema)
         # the schema given: no job to infer it from the files' footers
-        return self.spark.read.schema(schema).parquet(f"{self.state}/{self.version.keys}")
+        tables = [self.spark.read.schema(schema).parquet(f"{self.state}/{name}") for name in names]
+        if len(tables) == 1:
+            return tables[0]
+        if at is not None:
+            tables = [key_join(table, at, "left_semi") for table in tables]
+        entry = F.struct("n", *self.columns)
+        ordered = [table.select("k", F.lit(i).alias("o"), entry.alias("e")) for i, table in enumerate(tables)]
+        newest = reduce(DataFrame.unionByName, ordered).groupBy("k").agg(F.max_by("e", "o").alias("e"))
+        return newest.select("k", "e.*")
 
     def _pairs(self, folders: tuple[str, ...]) -> DataFrame | None:
         """The pair tables ``k, v, m`` of ``folders`` as one frame, one scan (None: no table)."""
@@ -211,16 +245,18 @@ class BulkViewRunner:
             valid = keep(valid)  # a fold reads the batch up to three times (fold, refold, check)
         try:
             with self._failures_explained(base, valid):
-                touched = self.accumulation.touched(valid, self._keys(),
+                touched = self.accumulation.touched(valid, self._keys(at=valid.select("k")),
                                                     lambda keys: self._values_after(valid, keys), keep)
                 lost = Observation()
-                touched = keep(touched.observe(lost, F.count_if("lost").alias("lost")))
+                touched = keep(touched.observe(lost, F.count_if("lost").alias("lost"),
+                                               F.count(F.lit(1)).alias("touched")))
                 touched.write.format("noop").mode("overwrite").save()  # one job: both observations
             facts = seen.get
             if facts["invalid"]:
                 refuse_invalid_row(base)
             if lost.get["lost"]:
                 raise self.accumulation.overflow(touched, valid)
+            touched_keys = int(lost.get["touched"])
             number = self.version.number + 1
             removals, several_parts = int(facts["removals"]), facts["first_part"] != facts["last_part"]
             merged: tuple[str, int] | None = None
@@ -233,7 +269,7 @@ class BulkViewRunner:
             if self.with_work:
                 self.work = self.accumulation.work(valid, touched, self.work_by)
             self.sink(self._changes(touched), self.steps)
-            self._commit(number, touched, valid, label, merged)
+            self._commit(number, touched, touched_keys, valid, label, merged)
         finally:
             for frame in kept:
                 frame.unpersist()
@@ -361,16 +397,14 @@ class BulkViewRunner:
             raise AssertionError(f"{self.state}: a breach the merge counted and the check did not find")
         return name, int(facts["rows"] or 0)
 
-    def _commit(self, number: int, touched: DataFrame, valid: DataFrame, label: int | None,
-                merged: tuple[str, int] | None) -> None:
-        """Write version ``number``: the keys table with the touched keys replaced, and the
-        batch's run appended (or the new base ``merged`` already written, the runs gone), then
-        its manifest; then the tables the old version alone used are deleted."""
+    def _commit(self, number: int, touched: DataFrame, touched_keys: int, valid: DataFrame,
+                label: int | None, merged: tuple[str, int] | None) -> None:
+        """Write version ``number``: the touched keys' entries as a run of the keys table (or,
+        once its runs would pass :data:`RUNS_SHARE` of its base, a new base with them replaced),
+        and the batch's run appended (or the new base ``merged`` already written, the runs
+        gone), then its manifest; then the tables the old version alone used are deleted."""
         old = self.version
-        keys_name = f"keys-{number:06d}"
-        kept = key_join(self._keys(), touched.select("k"), "left_anti")
-        now = touched.where(F.col("n") > 0).select("k", "n", *self.columns)
-        self._write(kept.unionByName(now), keys_name)
+        keys, key_base_rows, key_run_rows = self._keys_written(number, touched, touched_keys)
         pairs: tuple[str, ...]
         if merged is not None:
             (base_name, base_rows), total_runs = merged, 0
@@ -380,13 +414,44 @@ class BulkViewRunner:
             run_name = f"pairs-{number:06d}" if old.pairs else f"base-{number:06d}"
             # the batch's rows as they are: every reader sums a pair's rows, a merge consolidates them
             run = valid.select("k", "v", F.col("w").alias("m"))
+            runs, run_rows_before = old.pairs[1:], old.run_rows
+            if len(runs) >= MAX_RUNS:  # the runs and the batch compacted into one run
+                older = self._pairs(runs)
+                assert older is not None
+                run = run.unionByName(older).groupBy("k", "v").agg(F.sum("m").alias("m")).where(F.col("m") != 0)
+                runs, run_rows_before = (), 0
             counted = Observation()
             run_rows = self._write(run.observe(counted, F.count(F.lit(1)).alias("rows")), run_name, counted)
             if not old.pairs:
                 pairs, base_rows, total_runs = (run_name,), run_rows, 0
             else:
-                pairs, base_rows, total_runs = (*old.pairs, run_name), old.base_rows, old.run_rows + run_rows
-        self._install(old, Version(number, keys_name, pairs, base_rows, total_runs, label))
+                pairs, base_rows, total_runs = (old.pairs[0], *runs, run_name), old.base_rows, run_rows_before + run_rows
+        self._install(old, Version(number, keys, pairs, base_rows, total_runs, label, key_base_rows, key_run_rows))
+
+    def _keys_written(self, number: int, touched: DataFrame, touched_keys: int) -> tuple[tuple[str, ...], int, int]:
+        """The keys tables of version ``number`` and their base's and runs' rows: the touched
+        keys' entries (size 0: the key is gone) as a run, a step costing O(touched keys) here;
+        or, past the runs' share, a new base of every live key's newest entry."""
+        old = self.version
+        entries = touched.select("k", "n", *self.columns)
+        runs = old.key_run_rows + touched_keys
+        if old.keys and runs <= max(RUNS_MIN, RUNS_SHARE * old.key_base_rows):
+            name = f"keyrun-{number:06d}"
+            older = old.keys[1:]
+            if len(older) < MAX_RUNS:
+                self._write(entries, name)
+                return (*old.keys, name), old.key_base_rows, runs
+            # the runs and this step's entries compacted into one run (a key gone kept: the base may hold it)
+            compacted = key_join(self._newest(older), touched.select("k"), "left_anti").unionByName(entries)
+            counted = Observation()
+            rows = self._write(compacted.observe(counted, F.count(F.lit(1)).alias("rows")), name, counted)
+            return (old.keys[0], name), old.key_base_rows, rows
+        name = f"keys-{number:06d}"
+        kept = key_join(self._keys(), touched.select("k"), "left_anti")
+        counted = Observation()
+        live = kept.unionByName(entries.where(F.col("n") > 0))
+        rows = self._write(live.observe(counted, F.count(F.lit(1)).alias("rows")), name, counted)
+        return (name,), rows, 0
 
     def _install(self, old: Version, version: Version) -> None:
         """Commit ``version`` (its tables written) by renaming its manifest into place."""
@@ -404,9 +469,9 @@ class BulkViewRunner:
 
     def _release(self, old: Version, new: Version) -> None:
         """Delete what only ``old`` used (best effort: leftovers are never read again)."""
-        used = {new.keys, *new.pairs}
-        for name in [old.keys, *old.pairs]:
-            if name is not None and name not in used:
+        used = {*new.keys, *new.pairs}
+        for name in [*old.keys, *old.pairs]:
+            if name not in used:
                 self._delete(name)
         if old.number > 0:
             self._delete(f"{old.number:06d}.json")
@@ -454,15 +519,18 @@ class BulkViewRunner:
         committed as the next version."""
         old, number = self.version, self.version.number + 1
         if live is None:
-            version = Version(number, None, (), 0, 0)
+            version = Version(number, (), (), 0, 0)
         else:
             keys_name, base_name = f"keys-{number:06d}", f"base-{number:06d}"
             is_key = F.col("kind") == "key"
-            self._write(live.where(is_key).select("k", F.col("w").alias("n"), *self.columns), keys_name)
+            counted_keys = Observation()
+            keys = live.where(is_key).select("k", F.col("w").alias("n"), *self.columns)
+            key_rows = self._write(keys.observe(counted_keys, F.count(F.lit(1)).alias("rows")), keys_name,
+                                   counted_keys)
             counted = Observation()
             base = live.where(~is_key).select("k", "v", F.col("w").alias("m"))
             rows = self._write(base.observe(counted, F.count(F.lit(1)).alias("rows")), base_name, counted)
-            version = Version(number, keys_name, (base_name,), rows, 0)
+            version = Version(number, (keys_name,), (base_name,), rows, 0, key_base_rows=key_rows)
         self._install(old, version)
 
     def stop(self) -> None:

@@ -233,7 +233,7 @@ def test_runs_past_their_share_are_merged_into_one_base(spark: Any, tmp_path: An
     assert runner.stored_sizes() == {"rows": 3, "keys": 2}
     assert view_of(runner) == {"b": 7, "c": 10}
     names = set(runner.fs.names(runner.state))
-    assert {"base-000001", "pairs-000002", "keys-000001", "keys-000002"}.isdisjoint(names)
+    assert {"base-000001", "pairs-000002"}.isdisjoint(names)
 
 
 @pytest.mark.parametrize("reducer", ["sum", "min"])
@@ -281,3 +281,54 @@ def test_a_batch_of_several_parts_that_merges_is_checked_part_by_part(spark: Any
     runner.step(frame_of_rows(spark, [("c", 3, 1, "1", "f1"), ("c", 3, -1, "2", "f2"), ("a", 1, 1, "2", "f2")],
                               parts))
     assert runner.version.pairs == ("base-000002",) and view_of(runner) == {"a": 2, "b": 2}
+
+
+def test_the_keys_table_takes_runs_of_the_touched_keys_then_a_new_base(spark: Any, tmp_path: Any,
+                                                                       monkeypatch: Any) -> None:
+    """A step writes its touched keys' entries as a run (a key gone as an entry of size 0), so
+    it costs O(touched keys); readers take each key's newest entry; past the runs' share the
+    keys are written as a new base. A runner built again reads the same view."""
+    import spark_impl.reduce.bulk_view as bulk
+
+    monkeypatch.setattr(bulk, "RUNS_MIN", 2)
+    root = f"file://{tmp_path}"
+    seen: list[dict[Any, Any]] = []
+    runner = bulk_runner(spark, root, seen)
+    step(spark, runner, [("a", 1, 1), ("b", 2, 1), ("c", 3, 1), ("d", 4, 1)])
+    assert runner.version.keys == ("keys-000001",) and runner.version.key_base_rows == 4
+    step(spark, runner, [("a", 1, -1)])  # a gone: 1 run row, within max(2, 0.5 · 4)
+    assert runner.version.keys == ("keys-000001", "keyrun-000002")
+    assert view_of(runner) == {"b": 2, "c": 3, "d": 4} and runner.stored_sizes()["keys"] == 3
+    step(spark, runner, [("a", 5, 1)])  # a back: 2 run rows, still within
+    assert runner.version.keys == ("keys-000001", "keyrun-000002", "keyrun-000003")
+    assert seen[-1] == {"a": 5} and view_of(bulk_runner(spark, root)) == {"a": 5, "b": 2, "c": 3, "d": 4}
+    step(spark, runner, [("c", 3, -1), ("c", 6, 1)])  # 3 run rows: the keys written as a new base
+    assert runner.version.keys == ("keys-000004",) and runner.version.key_base_rows == 4
+    assert seen[-1] == {"c": 6} and view_of(bulk_runner(spark, root)) == {"a": 5, "b": 2, "c": 6, "d": 4}
+    assert {"keys-000001", "keyrun-000002", "keyrun-000003"}.isdisjoint(set(runner.fs.names(runner.state)))
+
+
+def test_runs_past_their_count_are_compacted_into_one(spark: Any, tmp_path: Any, monkeypatch: Any) -> None:
+    """Small batches add a run each, of the pairs and of the keys; past :data:`MAX_RUNS` runs
+    they are compacted into one (a pair's rows summed, a key's newest entry), so a step reads a
+    bounded number of tables; the compacted run still holds what the runs held."""
+    import spark_impl.reduce.bulk_view as bulk
+    from spark_impl.reduce.maintained_view import InvalidDelta
+
+    monkeypatch.setattr(bulk, "MAX_RUNS", 2)
+    root = f"file://{tmp_path}"
+    runner = bulk_runner(spark, root)
+    step(spark, runner, [("a", 1, 1), ("a", 2, 1), ("b", 3, 1), ("b", 4, 1)])
+    step(spark, runner, [("a", 1, -1)])
+    step(spark, runner, [("a", 7, 1)])
+    assert runner.version.pairs == ("base-000001", "pairs-000002", "pairs-000003")
+    assert runner.version.keys == ("keys-000001", "keyrun-000002", "keyrun-000003")
+    step(spark, runner, [("a", 7, -1), ("b", 9, 1), ("c", 5, 1)])
+    # (a, 1): -1 and (b, 9), (c, 5): +1 are left of the runs; (a, 7) came and went
+    assert runner.version.pairs == ("base-000001", "pairs-000004") and runner.version.run_rows == 3
+    assert runner.version.keys == ("keys-000001", "keyrun-000004") and runner.version.key_run_rows == 3
+    for gone in ([("a", 7, -1)], [("a", 1, -1)]):
+        with pytest.raises(InvalidDelta):
+            step(spark, runner, gone)
+    assert view_of(bulk_runner(spark, root)) == {"a": 2, "b": 16, "c": 5}
+    assert runner.stored_sizes() == {"rows": 5, "keys": 3}
