@@ -84,9 +84,12 @@ ReducePath = Literal["stream", "bulk"]
 #: is merged with them into a new base: a step's check reads the base and every run.
 RUNS_SHARE = 0.5
 RUNS_MIN = 10_000
-#: The runs (of the pairs, of the keys) are compacted into one once there are this many: a
-#: step reads every run, and a table more is a file (a task) more for each read.
+#: The runs (of the pairs, of the keys) are compacted into one once there are this many and
+#: they hold at most :data:`COMPACT_ROWS` rows (many small steps), or once there are four
+#: times as many whatever they hold: a step reads every run, and a table more is a file (a
+#: task) more for each read, while compacting large runs would cost what reading them does.
 MAX_RUNS = 4
+COMPACT_ROWS = 100_000
 #: A single-part batch's check reads the stored rows of the pairs it removes from, those pairs
 #: broadcast up to this many (beyond, a shuffled join): ~50 bytes each on the driver.
 BROADCAST_PAIRS = 2_000_000
@@ -415,7 +418,7 @@ class BulkViewRunner:
             # the batch's rows as they are: every reader sums a pair's rows, a merge consolidates them
             run = valid.select("k", "v", F.col("w").alias("m"))
             runs, run_rows_before = old.pairs[1:], old.run_rows
-            if len(runs) >= MAX_RUNS:  # the runs and the batch compacted into one run
+            if _compacted(len(runs), run_rows_before):  # the runs and the batch compacted into one run
                 older = self._pairs(runs)
                 assert older is not None
                 run = run.unionByName(older).groupBy("k", "v").agg(F.sum("m").alias("m")).where(F.col("m") != 0)
@@ -438,7 +441,7 @@ class BulkViewRunner:
         if old.keys and runs <= max(RUNS_MIN, RUNS_SHARE * old.key_base_rows):
             name = f"keyrun-{number:06d}"
             older = old.keys[1:]
-            if len(older) < MAX_RUNS:
+            if not _compacted(len(older), old.key_run_rows):
                 self._write(entries, name)
                 return (*old.keys, name), old.key_base_rows, runs
             # the runs and this step's entries compacted into one run (a key gone kept: the base may hold it)
@@ -535,3 +538,8 @@ class BulkViewRunner:
 
     def stop(self) -> None:
         """Nothing runs between steps."""
+
+
+def _compacted(runs: int, rows: int) -> bool:
+    """Whether ``runs`` runs of ``rows`` rows in all are compacted into one (:data:`MAX_RUNS`)."""
+    return runs >= MAX_RUNS and (rows <= COMPACT_ROWS or runs >= 4 * MAX_RUNS)

@@ -332,3 +332,14 @@ def test_runs_past_their_count_are_compacted_into_one(spark: Any, tmp_path: Any,
             step(spark, runner, gone)
     assert view_of(bulk_runner(spark, root)) == {"a": 2, "b": 16, "c": 5}
     assert runner.stored_sizes() == {"rows": 5, "keys": 3}
+
+
+def test_small_runs_are_compacted_early_and_large_ones_only_when_many() -> None:
+    """Compacting costs what reading the runs does: small runs at MAX_RUNS, large ones at four times that."""
+    from spark_impl.reduce.bulk_view import COMPACT_ROWS, MAX_RUNS, _compacted
+
+    assert not _compacted(MAX_RUNS - 1, 10)
+    assert _compacted(MAX_RUNS, COMPACT_ROWS)
+    assert not _compacted(MAX_RUNS, COMPACT_ROWS + 1)  # e.g. four 10^5-change batches' runs
+    assert not _compacted(4 * MAX_RUNS - 1, 10**7)
+    assert _compacted(4 * MAX_RUNS, 10**7)  # small runs piled on large ones stay bounded
