@@ -53,8 +53,8 @@ def test_a_path_measured_slower_than_priced_is_priced_higher_from_then_on() -> N
     policy = SkiRental(model)
     priced = model.step("bulk", small, stored)
     policy.measured("bulk", small, stored, 3 * priced)  # halfway from 1 to 3
-    assert policy.scale == {"stream": 1.0, "bulk": 2.0}
-    assert policy.price("bulk", small, stored) == 2 * priced
+    assert policy.scale == pytest.approx({"stream": 1.0, "bulk": 2.0})
+    assert policy.price("bulk", small, stored) == pytest.approx(2 * priced)
     fixed = SkiRental(model, calibrated=False)
     fixed.measured("bulk", small, stored, 3 * priced)
     assert fixed.scale == {"stream": 1.0, "bulk": 1.0}
