@@ -423,8 +423,7 @@ class BulkViewRunner:
                 assert older is not None
                 run = run.unionByName(older).groupBy("k", "v").agg(F.sum("m").alias("m")).where(F.col("m") != 0)
                 runs, run_rows_before = (), 0
-            counted = Observation()
-            run_rows = self._write(run.observe(counted, F.count(F.lit(1)).alias("rows")), run_name, counted)
+            run_rows = self._write(run, run_name, counted=True)
             if not old.pairs:
                 pairs, base_rows, total_runs = (run_name,), run_rows, 0
             else:
@@ -446,14 +445,11 @@ class BulkViewRunner:
                 return (*old.keys, name), old.key_base_rows, runs
             # the runs and this step's entries compacted into one run (a key gone kept: the base may hold it)
             compacted = key_join(self._newest(older), touched.select("k"), "left_anti").unionByName(entries)
-            counted = Observation()
-            rows = self._write(compacted.observe(counted, F.count(F.lit(1)).alias("rows")), name, counted)
+            rows = self._write(compacted, name, counted=True)
             return (old.keys[0], name), old.key_base_rows, rows
         name = f"keys-{number:06d}"
         kept = key_join(self._keys(), touched.select("k"), "left_anti")
-        counted = Observation()
-        live = kept.unionByName(entries.where(F.col("n") > 0))
-        rows = self._write(live.observe(counted, F.count(F.lit(1)).alias("rows")), name, counted)
+        rows = self._write(kept.unionByName(entries.where(F.col("n") > 0)), name, counted=True)
         return (name,), rows, 0
 
     def _install(self, old: Version, version: Version) -> None:
@@ -464,11 +460,15 @@ class BulkViewRunner:
         self.version = version
         self._release(old, version)
 
-    def _write(self, rows: DataFrame, name: str, counted: Observation | None = None) -> int:
-        """``rows`` written as the table ``name`` (any earlier attempt's files replaced); the
-        rows ``counted`` observed (0 when not asked)."""
-        rows.write.mode("overwrite").parquet(f"{self.state}/{name}")
-        return int(counted.get["rows"] or 0) if counted is not None else 0
+    def _write(self, rows: DataFrame, name: str, counted: bool = False) -> int:
+        """``rows`` written as the table ``name`` (any earlier attempt's files replaced); with
+        ``counted``, the rows written, counted in the same job (else 0)."""
+        if not counted:
+            rows.write.mode("overwrite").parquet(f"{self.state}/{name}")
+            return 0
+        seen = Observation()
+        rows.observe(seen, F.count(F.lit(1)).alias("rows")).write.mode("overwrite").parquet(f"{self.state}/{name}")
+        return int(seen.get["rows"] or 0)
 
     def _release(self, old: Version, new: Version) -> None:
         """Delete what only ``old`` used (best effort: leftovers are never read again)."""
@@ -526,13 +526,10 @@ class BulkViewRunner:
         else:
             keys_name, base_name = f"keys-{number:06d}", f"base-{number:06d}"
             is_key = F.col("kind") == "key"
-            counted_keys = Observation()
             keys = live.where(is_key).select("k", F.col("w").alias("n"), *self.columns)
-            key_rows = self._write(keys.observe(counted_keys, F.count(F.lit(1)).alias("rows")), keys_name,
-                                   counted_keys)
-            counted = Observation()
+            key_rows = self._write(keys, keys_name, counted=True)
             base = live.where(~is_key).select("k", "v", F.col("w").alias("m"))
-            rows = self._write(base.observe(counted, F.count(F.lit(1)).alias("rows")), base_name, counted)
+            rows = self._write(base, base_name, counted=True)
             version = Version(number, (keys_name,), (base_name,), rows, 0, key_base_rows=key_rows)
         self._install(old, version)
 
