@@ -138,7 +138,16 @@ def measure_inprocess(bench: str, runner: Any, workload: ReduceWorkload | GraphW
         rec.update(status="error", reason=f"{type(exc).__name__}: {exc}",
                    traceback=traceback.format_exc(limit=8))
         log(f"    ERROR {runner.name}: {type(exc).__name__}: {str(exc)[:300]}")
+    finally:
+        stop(runner)
     return rec
+
+
+def stop(runner: Any) -> None:
+    """Stop what ``runner`` leaves running (a streaming query), so that nothing of it runs
+    while the next engine is measured."""
+    if hasattr(runner, "stop"):
+        runner.stop()
 
 
 def measure_peer(bench: str, peer: Any, workload: ReduceWorkload | GraphWorkload, schedule: Schedule,

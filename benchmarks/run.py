@@ -51,6 +51,20 @@ from benchmarks.workloads import GraphShape, GraphWorkload, KeySkew, ReduceWorkl
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 
 
+#: The warm-up's table (rows, keys) and the batch sizes its steps cycle through.
+WARM_UP_TABLE = (20_000, 2_000)
+WARM_UP_BATCHES = (100, 2_000, 100, 2_000, 10_000)
+#: Untimed steps per Spark reduce engine. The JVM compiles Spark's planning and execution
+#: code as it grows hot, on the same 2 cores as the engines: measured over 2·10^6 rows
+#: (the bulk path, 10^4-change batches, a throwaway profile of the JVM's threads), its
+#: compiler threads took 1.7 s of CPU a step over the first six steps and 0.4 s after
+#: forty, and a step 1.9 s of wall time, then 1.0-1.1 s. Forty steps on the small table
+#: first left the compiler at 0.4-0.6 s a step and the steps over 2·10^6 rows at 1.0-1.4 s
+#: from the first.
+#: Fewer steps measure the engine that runs first, and the sizes measured first, warming.
+WARM_UP_STEPS = 40
+
+
 @dataclass(frozen=True)
 class Preset:
     reduce_sizes: list[int]
@@ -64,11 +78,13 @@ class Preset:
     budget_s: float = 60.0
     chain_edges: int = 200
     values_per_key: int = 10
+    #: untimed batches each Spark reduce engine runs before any is measured (:meth:`Runner.warm_up`)
+    warm_up_steps: int = WARM_UP_STEPS
 
 
 PRESETS = {
     "quick": Preset([10_000, 30_000, 100_000], [100, 1_000], [300, 1_000, 3_000], [10, 100], 2,
-                    {"spark-zset": 300}, chain_edges=30, budget_s=20),
+                    {"spark-zset": 300}, chain_edges=30, budget_s=20, warm_up_steps=4),
     "medium": Preset([100_000, 300_000, 1_000_000], [100, 1_000, 10_000, 100_000],
                      [1_000, 3_000, 10_000], [10, 100], 5,
                      {"oracle-incremental": 300_000, "oracle-naive": 300_000, "spark-zset": 1_000},
@@ -131,10 +147,13 @@ class Runner:
         self.flink_missing = engines.flink_available()
 
     def warm_up(self) -> None:
-        """Run every selected Spark engine once on small data, untimed (JVM JIT, Python
-        workers, Arrow), so that the first engine measured does not pay for the JVM's warming."""
-        _log("warming up (untimed)")
-        w = ReduceWorkload(20_000, 2_000)
+        """Run every selected Spark engine untimed on small data, before any is measured (JVM
+        JIT, Python workers, Arrow): each reduce engine :attr:`Preset.warm_up_steps` batches
+        (:data:`WARM_UP_STEPS` says why so many), so no engine is measured while the JVM
+        compiles what it runs, and none gains from following another."""
+        steps = self.preset.warm_up_steps
+        _log(f"warming up (untimed): {steps} batches per Spark reduce engine")
+        w = ReduceWorkload(*WARM_UP_TABLE)
         table = _write_table(w.stream().initial(), self.data_dir, "warm-up-reduce")
         g = GraphWorkload(100)
         gs = g.stream()
@@ -145,9 +164,15 @@ class Runner:
             runner = self._spark_reduce_runner(name, "warm-up")
             stream = w.stream()
             runner.load(table)
-            for size in (100, 100, 2_000, 2_000):
-                runner.apply(runner.stage(stream.batch(size)))
+            last: list[float] = []
+            for i in range(steps):
+                batch = runner.stage(stream.batch(WARM_UP_BATCHES[i % len(WARM_UP_BATCHES)]))
+                start = time.perf_counter()
+                runner.apply(batch)
+                last = [*last[-len(WARM_UP_BATCHES) + 1:], time.perf_counter() - start]
                 runner.settle()
+            harness.stop(runner)
+            _log(f"    {name:<20} warmed: its last {len(last)} batches took {sum(last):.2f} s")
         for reach in (engines.SparkReach(self.spark), engines.SparkReachRecompute(self.spark)):
             reach.make(graph)
             reach.apply(gs.batch(2))
@@ -296,6 +321,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated reduce batch sizes (changes), replacing the preset's")
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", type=_setting,
                         help="a Spark setting on top of the engine's (repeatable), e.g. to measure one")
+    parser.add_argument("--warm-up-steps", type=int, metavar="N",
+                        help=f"untimed batches per Spark reduce engine before any is measured "
+                             f"(default {WARM_UP_STEPS}; --quick: 4)")
     parser.add_argument("--driver-memory", default="6g")
     parser.add_argument("--master", help=MASTER_HELP)
     parser.add_argument("--executor-memory", default="8g", help=EXECUTOR_MEMORY_HELP)
@@ -306,6 +334,10 @@ def main(argv: list[str] | None = None) -> int:
         preset = replace(preset, reduce_sizes=args.sizes)
     if args.batches:
         preset = replace(preset, reduce_batches=args.batches)
+    if args.warm_up_steps is not None:
+        if args.warm_up_steps < 0:
+            parser.error("--warm-up-steps wants a count of at least 0")
+        preset = replace(preset, warm_up_steps=args.warm_up_steps)
     name = args.name or preset_name
     selected = set(args.engines.split(",")) if args.engines else None
     only = set(args.only or ["reduce", "reach"])
@@ -327,6 +359,7 @@ def main(argv: list[str] | None = None) -> int:
         "".join(f" --only {o}" for o in (args.only or [])) + (f" --engines {args.engines}" if args.engines else "") + \
         (f" --sizes {','.join(map(str, args.sizes))}" if args.sizes else "") + \
         (f" --batches {','.join(map(str, args.batches))}" if args.batches else "") + \
+        (f" --warm-up-steps {args.warm_up_steps}" if args.warm_up_steps is not None else "") + \
         (f" --master '{args.master}' --executor-memory {args.executor_memory}" if args.master else "") + \
         (f" --driver-memory {args.driver_memory}" if args.driver_memory != "6g" else "") + \
         "".join(f" --conf {k}={v}" for k, v in args.conf)
@@ -339,6 +372,8 @@ def main(argv: list[str] | None = None) -> int:
                    "complete": complete, "elapsed_s": time.perf_counter() - started,
                    "load_average_end": load_average(),
                    "params": {"preset": preset_name, **preset.__dict__, "driver_memory": args.driver_memory,
+                              "warm_up": {"rows": WARM_UP_TABLE[0], "keys": WARM_UP_TABLE[1],
+                                          "batches": list(WARM_UP_BATCHES), "steps": preset.warm_up_steps},
                               "spark_conf": recorded_conf(spark.sparkContext.getConf().getAll())},
                    "runs": runner.runs}
         with open(path, "w") as out:

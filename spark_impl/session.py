@@ -167,6 +167,12 @@ ENGINE_CONF: dict[str, str] = {
     # time did not move (16.8 s -> 16.5 s: the JVM's jobs are most of it); medians of 3,
     # benchmarks/driver_cost_bench.py. Spark's errors then lack the DataFrame call site.
     "spark.python.sql.dataFrameDebugging.enabled": "false",
+    # Past this many paths Spark lists files with a job (default 32). A stepped view's file
+    # source (spark_impl/reduce/view_runner.py) lists every batch's files at each look for
+    # new input, every 10 ms while idle: past 32 files an idle view ran a listing job per
+    # look (14-18 jobs in 2 s after 40 steps), taking the cores from whatever ran beside
+    # it. The engines' reads name few paths; listed on the driver, none runs a job.
+    "spark.sql.sources.parallelPartitionDiscovery.threshold": "1000000",
 }
 
 #: Quiet logs from the first line: the JVM reads this before Spark starts.
