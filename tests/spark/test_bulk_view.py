@@ -183,19 +183,19 @@ def test_an_overflowing_sum_is_refused_and_the_state_kept(spark: Any, tmp_path: 
 @pytest.mark.spec("SKIP-DEC-SPARK-BULK", evidence="example")
 def test_a_step_that_fails_before_its_manifest_leaves_the_last_version_in_force(
         spark: Any, tmp_path: Any, monkeypatch: Any) -> None:
-    """Tables written, manifest not renamed into place (a crash there): a runner built again
+    """Tables written, manifest not written into place (a crash there): a runner built again
     reads the version before the step, and the step run again commits it."""
     root = f"file://{tmp_path}"
     runner = bulk_runner(spark, root)
     step(spark, runner, [("a", 1, 1), ("b", 2, 1)])
-    rename = runner.fs.rename
+    write_text = runner.fs.write_text
 
-    def crash(source: str, target: str) -> None:
-        if target.endswith(".json"):
+    def crash(path: str, text: str) -> None:
+        if path.endswith(".json"):
             raise OSError("killed before the manifest")
-        rename(source, target)
+        write_text(path, text)
 
-    monkeypatch.setattr(runner.fs, "rename", crash)
+    monkeypatch.setattr(runner.fs, "write_text", crash)
     with pytest.raises(OSError, match="killed"):
         step(spark, runner, [("a", 1, -1), ("c", 3, 1)])
     again = bulk_runner(spark, root)
