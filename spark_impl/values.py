@@ -34,6 +34,11 @@ def _plain(value: Any) -> Any:
 
 def encode(value: Any) -> str:
     """The canonical JSON text of ``value`` (tuples as arrays, sorted object keys)."""
+    kind = type(value)  # an integer or a tuple of them (not bool): its digits, ~5 times faster
+    if kind is int:
+        return str(value)
+    if kind is tuple and all(type(v) is int for v in value):
+        return "[" + ",".join(map(str, value)) + "]"
     return json.dumps(_plain(value), sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
@@ -47,10 +52,14 @@ def _freeze(value: Any) -> Any:
 
 #: a JSON integer literal: its value is ``int`` of its text (the fast path of :func:`decode`)
 _INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)")
+#: a JSON array of integer literals, no space (canonical): a tuple of them (another fast path)
+_INTEGERS = re.compile(r"\[-?(?:0|[1-9][0-9]*)(?:,-?(?:0|[1-9][0-9]*))*\]")
 
 
 def decode(text: str) -> Any:
     """The value of a canonical JSON text, with arrays as tuples (hashable)."""
     if _INTEGER.fullmatch(text):  # most values; ~10 times faster than the JSON parser
         return int(text)
+    if _INTEGERS.fullmatch(text):  # a sum-and-count accumulator and the like
+        return tuple(int(part) for part in text[1:-1].split(","))
     return _freeze(json.loads(text))

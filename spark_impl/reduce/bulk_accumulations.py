@@ -43,7 +43,7 @@ import pandas as pd
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from spark_impl.reduce.keyed_fold import Change, skip_update
+from spark_impl.reduce.keyed_fold import Tally, skip_update
 from spark_impl.reduce.maintained_view import (
     JSON_TEXT,
     change_work,
@@ -331,29 +331,49 @@ def _bucket_fold(initial: Any, add: Callable[[Any, Any], Any], remove: Callable[
 
     def fold_bucket(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         entries: dict[Any, tuple[str | None, int]] = {}
-        changes: dict[Any, list[Change]] = {}
         held: dict[Any, dict[str, int]] = {}
+        # per key, per part: its removals and additions per value, tallied as they come (one
+        # pass over the rows: a key's changes are not listed first); per key, its net weight
+        tallies: dict[Any, dict[str, Tally]] = {}
+        net: dict[Any, int] = {}
         for rows in batches:
-            columns = (rows[c].tolist() for c in FOLD_INPUT)
-            for k, kind, part, v, w, acc in zip(*columns, strict=True):
-                k = _plain_key(k)
-                if kind == "key":
-                    entries[k] = (acc, int(w))
-                elif kind == "change":
-                    changes.setdefault(k, []).append((part, v, int(w), None))
+            keys = rows["k"].tolist()
+            if rows["k"].dtype.kind not in "iufb":  # numbers come out of tolist plain already
+                keys = [_plain_key(k) for k in keys]
+            columns = (rows[c].tolist() for c in FOLD_INPUT[1:])
+            for k, kind, part, v, w, acc in zip(keys, *columns, strict=True):
+                w = int(w)
+                if kind == "change":
+                    at_key = tallies.get(k)
+                    if at_key is None:
+                        at_key = tallies[k] = {}
+                    counts = at_key.get(part)
+                    if counts is None:
+                        counts = at_key[part] = ({}, {})
+                    if w > 0:
+                        counts[1][v] = counts[1].get(v, 0) + w
+                    else:
+                        counts[0][v] = counts[0].get(v, 0) - w
+                    net[k] = net.get(k, 0) + w
+                elif kind == "key":
+                    entries[k] = (acc, w)
                 else:
-                    held.setdefault(k, {})[v] = int(w)
+                    held.setdefault(k, {})[v] = w
         out = []
-        for k, at_key in changes.items():
+        for k, at_key in tallies.items():
+            parts = [at_key[part] for part in sorted(at_key)] if len(at_key) > 1 else list(at_key.values())
             acc0, n0 = entries.get(k, (None, None))
             before = None
             if with_values:  # the values before the batch: those after, less its changes
                 before = dict(held.get(k, {}))
-                for _, v, w, _ in at_key:
-                    before[v] = before.get(v, 0) - w
+                for removed, added in parts:
+                    for v, count in removed.items():
+                        before[v] = before.get(v, 0) + count
+                    for v, count in added.items():
+                        before[v] = before.get(v, 0) - count
             start = decode(acc0) if acc0 is not None else initial
-            acc, calls, declined = skip_update(initial, add, remove, start, at_key, before)
-            n = (n0 or 0) + sum(w for _, _, w, _ in at_key)
+            acc, calls, declined = skip_update(initial, add, remove, start, parts, before)
+            n = (n0 or 0) + net[k]
             text = encode(acc) if n > 0 and not declined else None
             out.append((k, n0, n, text, acc0, declined, calls))
         yield pd.DataFrame(out, columns=["k", "n0", "n", "acc", "acc0", "declined", "calls"])

@@ -195,17 +195,20 @@ def refold(acc: Any, add: Add, values: dict[str, int], calls: int) -> tuple[Any,
     return acc, calls
 
 
+#: one part of a key's delta, tallied (:func:`tally`): its removals and additions per value
+Tally = tuple[dict[str, int], dict[str, int]]
+
+
 def skip_update(initial: Any, add: Add, remove: Callable[[Any, Any], Any | None], acc: Any,
-                changes: list[Change], held: dict[str, int] | None) -> tuple[Any, int, bool]:
-    """SKIP-DEF-10 on one key: its ``changes`` (rows ``part, v, w, file``), part by part in
-    part order, each part's removals then additions (:func:`fold_part`), from ``acc``.
-    ``held``: the key's values before the changes (JSON text: multiplicity), which a declined
-    ⊖ recomputes the key from (its values after that part, :func:`refold`); None: no values
-    at hand, so the update stops at the first decline. Returns the accumulator, the calls
-    made, and whether it stopped so."""
+                parts: list[Tally], held: dict[str, int] | None) -> tuple[Any, int, bool]:
+    """SKIP-DEF-10 on one key: its delta's ``parts`` (each tallied, in part order), each
+    part's removals then additions (:func:`fold_part`), from ``acc``. ``held``: the key's
+    values before the delta (JSON text: multiplicity), which a declined ⊖ recomputes the key
+    from (its values after that part, :func:`refold`); None: no values at hand, so the update
+    stops at the first decline. Returns the accumulator, the calls made, and whether it
+    stopped so."""
     calls = 0
-    for part in _parts(changes):
-        removed, added, _ = tally(part)
+    for removed, added in parts:
         if held is not None:  # the key's values after this part
             for v, count in removed.items():
                 held[v] = held.get(v, 0) - count
@@ -295,14 +298,6 @@ def _refuse_invalid(frame: pd.DataFrame) -> None:
 
 def _part_of(change: Change) -> str:
     return change[0]
-
-
-def _parts(changes: list[Change]) -> Iterable[Iterable[Change]]:
-    """``changes`` grouped by part, in part order (a stable sort: each part's rows in order)."""
-    first = changes[0][0] if changes else None
-    if all(change[0] == first for change in changes):  # one part, mostly: no sort
-        return (changes,)
-    return (part for _, part in itertools.groupby(sorted(changes, key=_part_of), key=_part_of))
 
 
 def tally(part: Iterable[Change]) -> tuple[dict[str, int], dict[str, int], dict[str, Any]]:
