@@ -27,8 +27,9 @@ def bulk_engine(spark: Any, name: str) -> Any:
 
 
 def bulk_runner(spark: Any, root: str, seen: list[dict[Any, Any]] | None = None,
-                reducer: str = "sum", value_type: str = "bigint") -> Any:
-    """A runner over ``root`` whose sink records each step's changes in ``seen``."""
+                reducer: Any = "sum", value_type: str = "bigint") -> Any:
+    """A runner over ``root`` whose sink records each step's changes in ``seen``; ``reducer``:
+    a built-in's name or a reducer (:mod:`spark_impl.reduce.reducer_kinds`)."""
     from spark_impl.reduce.bulk_view import BulkViewRunner
 
     def sink(changes: Any, batch_id: int) -> None:
@@ -149,6 +150,36 @@ def test_a_refusal_names_the_first_breach_and_one_at_each_other_key(spark: Any, 
     assert len(seen) == 1 and runner.version.number == 1  # nothing handed on, nothing committed
     step(spark, runner, [("a", 5, -1)])
     assert view_of(runner) == {"a": 3, "b": 1} and seen[-1] == {"a": 3}
+
+
+@pytest.mark.spec("SKIP-DEC-SPARK-BULK", evidence="example")
+@pytest.mark.parametrize("reducer", ["sum", "min", "xor"])
+def test_a_batch_checked_with_its_keys_is_refused_as_one_checked_alone(spark: Any, tmp_path: Any,
+                                                                      reducer: str) -> None:
+    """After a step that removed, the next batch's removals are checked in the job that computes
+    its touched keys: a breach is refused with the same facts, nothing handed on or committed;
+    a batch that then removes nothing is taken as any."""
+    from spark_impl.reduce.maintained_view import InvalidDelta
+    from spark_impl.reduce.reducer_kinds import PythonReducer
+
+    seen: list[dict[Any, Any]] = []
+    xor = PythonReducer("xor", 0, lambda a, v: a ^ v, lambda a, v: a ^ v)
+    runner = bulk_runner(spark, f"file://{tmp_path}", seen, reducer=xor if reducer == "xor" else reducer)
+    step(spark, runner, [("a", 5, 1), ("a", 3, 1), ("b", 1, 1), ("b", 2, 1)])
+    assert not runner._small_removals  # a load: nothing removed, the next check a job of its own
+    step(spark, runner, [("b", 2, -1)])
+    assert runner._small_removals
+    with pytest.raises(InvalidDelta) as refused:
+        step(spark, runner, [("a", 5, -2), ("a", 3, -1), ("b", 7, -1), ("c", 1, 1)])
+    first = refused.value
+    assert (first.key, first.value, first.available, first.removed) == ("a", 5, 1, 2)
+    assert [(o.key, o.value, o.available, o.removed) for o in first.others] == [("b", 7, 0, 1)]
+    assert len(seen) == 2 and runner.version.number == 2
+    step(spark, runner, [("c", 4, 1)])  # predicted to remove, removes nothing
+    assert not runner._small_removals
+    # a Python reducer's accumulator is the canonical JSON text of its value
+    expected = {"sum": {"a": 8, "b": 1, "c": 4}, "min": {"a": 3, "b": 1, "c": 4}, "xor": {"a": "6", "b": "1", "c": "4"}}
+    assert view_of(runner) == expected[reducer] and seen[-1] == {"c": expected[reducer]["c"]}
 
 
 @pytest.mark.parametrize("reducer", ["sum", "min"])
