@@ -278,7 +278,7 @@ class BulkViewRunner:
             number = self.version.number + 1
             removals, several_parts = int(facts["removals"]), facts["first_part"] != facts["last_part"]
             checked = breaches is not None
-            if checked and breaches.get["breaches"]:
+            if breaches is not None and breaches.get["breaches"]:
                 self._check(valid, several_parts=False, removals=removals)  # raises the refusal, named
                 raise AssertionError(f"{self.state}: a breach the job counted and the check did not find")
             merged: tuple[str, int] | None = None
