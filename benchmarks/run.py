@@ -80,6 +80,8 @@ class Preset:
     values_per_key: int = 10
     #: untimed batches each Spark reduce engine runs before any is measured (:meth:`Runner.warm_up`)
     warm_up_steps: int = WARM_UP_STEPS
+    #: the reduce series also on Zipf keys, at the smallest size
+    zipf: bool = True
 
 
 PRESETS = {
@@ -294,7 +296,8 @@ def workloads(preset: Preset) -> tuple[list[ReduceWorkload], list[GraphWorkload]
     vpk = preset.values_per_key
     skews: list[KeySkew] = ["uniform"]
     reduce = [ReduceWorkload(n, max(1, n // vpk), skews[0]) for n in preset.reduce_sizes]
-    reduce.append(ReduceWorkload(preset.reduce_sizes[0], max(1, preset.reduce_sizes[0] // vpk), "zipf"))
+    if preset.zipf:
+        reduce.append(ReduceWorkload(preset.reduce_sizes[0], max(1, preset.reduce_sizes[0] // vpk), "zipf"))
     shapes: list[GraphShape] = ["power", "grid"]
     graphs = [GraphWorkload(n, "random") for n in preset.graph_sizes]
     graphs += [GraphWorkload(preset.graph_sizes[0], s) for s in shapes]
@@ -321,6 +324,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated reduce batch sizes (changes), replacing the preset's")
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", type=_setting,
                         help="a Spark setting on top of the engine's (repeatable), e.g. to measure one")
+    parser.add_argument("--uniform-only", action="store_true",
+                        help="the reduce series on uniform keys alone (no Zipf workload at the smallest size)")
     parser.add_argument("--warm-up-steps", type=int, metavar="N",
                         help=f"untimed batches per Spark reduce engine before any is measured "
                              f"(default {WARM_UP_STEPS}; --quick: 4)")
@@ -334,6 +339,8 @@ def main(argv: list[str] | None = None) -> int:
         preset = replace(preset, reduce_sizes=args.sizes)
     if args.batches:
         preset = replace(preset, reduce_batches=args.batches)
+    if args.uniform_only:
+        preset = replace(preset, zipf=False)
     if args.warm_up_steps is not None:
         if args.warm_up_steps < 0:
             parser.error("--warm-up-steps wants a count of at least 0")
@@ -360,6 +367,7 @@ def main(argv: list[str] | None = None) -> int:
         (f" --sizes {','.join(map(str, args.sizes))}" if args.sizes else "") + \
         (f" --batches {','.join(map(str, args.batches))}" if args.batches else "") + \
         (f" --warm-up-steps {args.warm_up_steps}" if args.warm_up_steps is not None else "") + \
+        (" --uniform-only" if args.uniform_only else "") + \
         (f" --master '{args.master}' --executor-memory {args.executor_memory}" if args.master else "") + \
         (f" --driver-memory {args.driver_memory}" if args.driver_memory != "6g" else "") + \
         "".join(f" --conf {k}={v}" for k, v in args.conf)
