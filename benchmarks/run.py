@@ -326,6 +326,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="a Spark setting on top of the engine's (repeatable), e.g. to measure one")
     parser.add_argument("--uniform-only", action="store_true",
                         help="the reduce series on uniform keys alone (no Zipf workload at the smallest size)")
+    parser.add_argument("--per-point", type=int, metavar="N",
+                        help="timed batches per engine and batch size, whose median is reported "
+                             "(default: the preset's)")
     parser.add_argument("--warm-up-steps", type=int, metavar="N",
                         help=f"untimed batches per Spark reduce engine before any is measured "
                              f"(default {WARM_UP_STEPS}; --quick: 4)")
@@ -341,6 +344,10 @@ def main(argv: list[str] | None = None) -> int:
         preset = replace(preset, reduce_batches=args.batches)
     if args.uniform_only:
         preset = replace(preset, zipf=False)
+    if args.per_point is not None:
+        if args.per_point < 1:
+            parser.error("--per-point wants a count of at least 1")
+        preset = replace(preset, batches_per_point=args.per_point)
     if args.warm_up_steps is not None:
         if args.warm_up_steps < 0:
             parser.error("--warm-up-steps wants a count of at least 0")
@@ -366,6 +373,7 @@ def main(argv: list[str] | None = None) -> int:
         "".join(f" --only {o}" for o in (args.only or [])) + (f" --engines {args.engines}" if args.engines else "") + \
         (f" --sizes {','.join(map(str, args.sizes))}" if args.sizes else "") + \
         (f" --batches {','.join(map(str, args.batches))}" if args.batches else "") + \
+        (f" --per-point {args.per_point}" if args.per_point is not None else "") + \
         (f" --warm-up-steps {args.warm_up_steps}" if args.warm_up_steps is not None else "") + \
         (" --uniform-only" if args.uniform_only else "") + \
         (f" --master '{args.master}' --executor-memory {args.executor_memory}" if args.master else "") + \

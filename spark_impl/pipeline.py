@@ -118,7 +118,7 @@ from spark_impl.reduce.maintained_view import (
     refusals_carried,
     refuse_invalid_row,
 )
-from spark_impl.reduce.view_runner import QUERY_STARTS
+from spark_impl.reduce.view_runner import query_start
 from spark_impl.storage.files import FileSystem, file_system
 from spark_impl.storage.query_log import batch_files, last_committed
 from spark_impl.storage.saved_tables import SavedTables
@@ -1034,7 +1034,7 @@ def _start(view: View, checkpoint: str, follow: bool) -> StreamingQuery:
     writer = view.plan().writeStream.foreachBatch(view.handle).option("checkpointLocation", checkpoint)
     writer = writer.outputMode("update") if isinstance(view, ReduceView) else writer
     trigger = writer.trigger(processingTime="1 second") if follow else writer.trigger(availableNow=True)
-    with QUERY_STARTS:
+    with query_start(view.spark, checkpoint):
         return trigger.start()
 
 

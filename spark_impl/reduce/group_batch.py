@@ -15,12 +15,14 @@ the key clusters both groupings):
 
 The counts that refuse a batch (invalid rows, overflowed sums, removals, pairs breaking the
 check, and the first and last part) are observed (``DataFrame.observe``) in the same job that
-materialises the changes: the handler reads them before it hands the changes on.
+materialises the changes: the handler reads them before it hands the changes on. Those over
+rows are observed on the rows, those over pairs and keys on the per-key aggregation, so that
+both aggregations hold numbers alone (:class:`FactsObserved` says why).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
@@ -54,34 +56,51 @@ class BatchFacts:
     filled: int = 0
     emptied: int = 0
 
-    @staticmethod
-    def read(observation: Observation) -> BatchFacts:
-        seen = observation.get
-        return BatchFacts(int(seen["invalid"] or 0), int(seen["overflow"] or 0),
-                          int(seen["removals"] or 0), int(seen["violations"] or 0),
-                          seen["first_part"] != seen["last_part"],
-                          int(seen["filled"] or 0), int(seen["emptied"] or 0))
+
+@dataclass(frozen=True)
+class FactsObserved:
+    """Where one job observes a micro-batch's :class:`BatchFacts`: ``rows``, the counts over its
+    rows (invalid, overflowed, removing; its first and last part), and ``groups``, those over
+    its pairs and keys (violations, groups filled and emptied).
+
+    Two observations, not one: the first part and the last are a minimum and a maximum of a
+    string, which aggregated per pair and per key, as they were, make Spark aggregate by
+    sorting (``SortAggregate``, no generated code) where numbers alone hash (measured:
+    SKIP-DEC-SPARK-BATCH's notes)."""
+
+    rows: Observation = field(default_factory=Observation)
+    groups: Observation = field(default_factory=Observation)
+
+    def read(self) -> BatchFacts:
+        """The facts, once the job that observes them has run."""
+        rows, groups = self.rows.get, self.groups.get
+        return BatchFacts(int(rows["invalid"] or 0), int(rows["overflow"] or 0),
+                          int(rows["removals"] or 0), int(groups["violations"] or 0),
+                          rows["first_part"] != rows["last_part"],
+                          int(groups["filled"] or 0), int(groups["emptied"] or 0))
 
 
 def changes_observed(batch: DataFrame, components: list[str], accumulator: Column,
-                     observation: Observation) -> DataFrame:
+                     observed: FactsObserved) -> DataFrame:
     """The changes ``key, present, accumulator`` of ``batch`` (exactly the keys whose view
     entry differs; ``accumulator`` is over the columns ``components``), the refusal counts
-    observed into ``observation`` by whichever action runs them first."""
+    observed into ``observed`` by whichever action runs them first."""
     is_key, is_raw = F.col("kind") == "key", F.col("kind") == "raw"
     m = F.col("m")
-    per_pair = batch.repartition("k").groupBy(
-        "k", F.when(~is_key, F.col("v")).alias("v"), is_key.alias("is_key")).agg(
-        F.sum(F.when(~is_raw, m)).alias("m"),  # a key's size, a pair's multiplicity, after
-        F.sum(F.when(is_raw, m)).alias("dn"),
-        F.sum(F.when(is_raw & (m > 0), m)).alias("added"),
-        *[F.sum(F.when(is_key, F.col(c))).alias(c) for c in components],
-        *[F.sum(F.when(is_raw, F.col(c))).alias(f"d{c}") for c in components],
+    rows = batch.observe(
+        observed.rows,
         F.count_if(is_raw & F.col("invalid").isNotNull()).alias("invalid"),
         F.count_if(overflowed(components)).alias("overflow"),
         F.count_if(is_raw & (m < 0)).alias("removals"),
         F.min(F.when(is_raw, F.col("part"))).alias("first_part"),
         F.max(F.when(is_raw, F.col("part"))).alias("last_part"))
+    per_pair = rows.repartition("k").groupBy(
+        "k", F.when(~is_key, F.col("v")).alias("v"), is_key.alias("is_key")).agg(
+        F.sum(F.when(~is_raw, m)).alias("m"),  # a key's size, a pair's multiplicity, after
+        F.sum(F.when(is_raw, m)).alias("dn"),
+        F.sum(F.when(is_raw & (m > 0), m)).alias("added"),
+        *[F.sum(F.when(is_key, F.col(c))).alias(c) for c in components],
+        *[F.sum(F.when(is_raw, F.col(c))).alias(f"d{c}") for c in components])
     pair = ~F.col("is_key")
     # a group's multiplicity before the batch is ``m - dn`` (a group the batch's changes do not
     # touch, re-stated by a compaction, has no ``dn``: neither filled nor emptied)
@@ -91,16 +110,13 @@ def changes_observed(batch: DataFrame, components: list[str], accumulator: Colum
         F.sum(F.when(pair, F.col("dn"))).alias("dn"),
         *[F.sum(c).alias(c) for c in components],
         *[F.sum(f"d{c}").alias(f"d{c}") for c in components],
-        *[F.sum(c).alias(c) for c in ("invalid", "overflow", "removals")],
         F.count_if(pair & (m - F.coalesce(F.col("added"), F.lit(0)) < 0)).alias("violations"),
         F.count_if(pair & filled & (m == F.col("dn"))).alias("pairs_filled"),
-        F.count_if(pair & emptied & (F.col("dn") < 0)).alias("pairs_emptied"),
-        F.min("first_part").alias("first_part"), F.max("last_part").alias("last_part"))
+        F.count_if(pair & emptied & (F.col("dn") < 0)).alias("pairs_emptied"))
     key_filled = F.when(filled & (m == F.col("dn")), 1).otherwise(0)
     key_emptied = F.when(emptied & (F.col("dn") < 0), 1).otherwise(0)
     watched = per_key.observe(
-        observation, *[F.sum(c).alias(c) for c in ("invalid", "overflow", "removals", "violations")],
-        F.min("first_part").alias("first_part"), F.max("last_part").alias("last_part"),
+        observed.groups, F.sum("violations").alias("violations"),
         F.sum(F.col("pairs_filled") + key_filled).alias("filled"),
         F.sum(F.col("pairs_emptied") + key_emptied).alias("emptied"))
     present = F.col("m") > 0

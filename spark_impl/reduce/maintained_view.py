@@ -55,13 +55,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from pyspark.sql import Column, DataFrame, Observation, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from spark_impl.connect import is_connect
 from spark_impl.errors import SparkEngineError
 from spark_impl.reduce.fold_buckets import fold_buckets
-from spark_impl.reduce.group_batch import BatchFacts, changes_observed, overflowed
+from spark_impl.reduce.group_batch import BatchFacts, FactsObserved, changes_observed, overflowed
 from spark_impl.reduce.group_generations import (
     GENERATION,
     WATERMARK_DELAY,
@@ -282,14 +282,14 @@ class MaintainedView:
         micro-batch removes a value not present. A group reducer's changes come back
         persisted (computed and checked in one job): :meth:`batch_changes` unpersists them."""
         if isinstance(self.reducer, GroupReducer):
-            observation = Observation()
+            observed = FactsObserved()
             staged = changes_observed(batch, self._components(), self._group_accumulator(),
-                                      observation).persist()
+                                      observed).persist()
             try:
                 # the one job: changes materialised (a write to nowhere: no count's extra
                 # stage), refusal counts observed
                 staged.write.format("noop").mode("overwrite").save()
-                facts = BatchFacts.read(observation)
+                facts = observed.read()
                 self._refuse_group(batch, facts)
                 self.seen.last = facts
             except BaseException:

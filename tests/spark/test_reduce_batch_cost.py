@@ -24,6 +24,8 @@ class Runner:
         self.spark, self.jobs = spark, JobCounter(spark)
         self.changes: list[dict[int, Any]] = []
         self.change_jobs: list[int] = []
+        #: the physical plan of each micro-batch's changes, as the one job ran it
+        self.change_plans: list[str] = []
         self.view_runner = ViewRunner(spark, "sum", "bigint", "bigint", root, self._sink)
         view = self.view_runner.view
         original_changes = view.changes
@@ -32,6 +34,7 @@ class Runner:
             before = self.jobs.mark()
             out = original_changes(batch)
             self.change_jobs.append(self.jobs.mark() - before)
+            self.change_plans.append(str(out._jdf.queryExecution().executedPlan().toString()))
             return out
 
         object.__setattr__(view, "changes", counted)  # a frozen dataclass: the test's probe only
@@ -63,6 +66,19 @@ def test_a_group_micro_batch_is_changed_and_checked_in_one_job(runner: Runner) -
     assert runner.change_jobs == [1, 1]
     assert runner.changes[-1] == {1: 50, 2: None, 3: 14}
     assert runner.view() == {1: 50, 3: 14}
+
+
+@pytest.mark.spec("SKIP-DEC-SPARK-BATCH", evidence="example")
+def test_the_one_job_aggregates_pairs_and_keys_by_hashing_not_sorting(runner: Runner) -> None:
+    """Both aggregations of a micro-batch's one job hold numbers alone: the counts over strings
+    (its first and last part) are observed on its rows, not aggregated with the numbers, which
+    would make Spark sort every touched group (``SortAggregate``) instead of hashing them."""
+    runner.step([(1, 10, 1), (1, 20, 1), (2, 5, 1)])
+    runner.step([(1, 10, -1), (3, 7, 2)])
+    for plan in runner.change_plans:
+        assert plan.count("HashAggregate") == 2, plan
+        assert "SortAggregate" not in plan, plan
+    assert runner.changes[-1] == {1: 20, 3: 14}
 
 
 def test_a_key_whose_entry_is_unchanged_is_no_change(runner: Runner) -> None:
@@ -121,3 +137,42 @@ def test_a_refusal_names_the_first_breach_at_every_key_it_breaks(runner: Runner)
     named = [(r.key, r.value, r.available, r.removed) for r in (refused.value, *refused.value.others)]
     assert named == [(1, 10, 1, 2), (3, 7, 0, 1)]
     assert runner.view() == {1: 10, 2: 5}
+
+
+@pytest.mark.spec("SKIP-DEC-SPARK-BATCH", evidence="example")
+def test_a_query_checkpointed_on_the_local_disk_moves_its_files_by_rename(
+        spark: Any, runner: Runner) -> None:
+    """Its offsets (and its state store's files) are written by Spark's ``FileSystem``-based
+    manager, set for the query's start only: the session keeps its own setting."""
+    from spark_impl.reduce.view_runner import CHECKPOINT_FILE_MANAGER, RENAMING_FILE_MANAGER
+
+    runner.step([(1, 10, 1)])
+    query = runner.view_runner.query
+    assert query is not None
+    manager = query._jsq.streamingQuery().offsetLog().fileManager().getClass().getName()
+    assert manager == RENAMING_FILE_MANAGER
+    assert spark.conf.get(CHECKPOINT_FILE_MANAGER, None) is None
+    runner.step([(1, 10, -1), (2, 3, 1)])
+    assert runner.view() == {2: 3}
+
+
+@pytest.mark.parametrize("checkpoint, renaming", [
+    ("file:///tmp/view/checkpoint", True),
+    ("hdfs://namenode:8020/views/view/checkpoint", False),
+    ("s3a://bucket/view/checkpoint", False),
+    ("views/view/checkpoint", False),  # resolved against the default file system, which may be HDFS
+])
+def test_only_a_checkpoint_on_the_local_disk_is_written_by_rename(
+        spark: Any, checkpoint: str, renaming: bool) -> None:
+    """Elsewhere Spark's default stays: a ``FileSystem`` rename onto an existing file fails on
+    HDFS, where Spark's ``FileContext`` replaces a file it asks to replace."""
+    from spark_impl.reduce.view_runner import (
+        CHECKPOINT_FILE_MANAGER,
+        RENAMING_FILE_MANAGER,
+        query_start,
+    )
+
+    with query_start(spark, checkpoint, polling_delay="50ms"):
+        assert spark.conf.get(CHECKPOINT_FILE_MANAGER, None) == (RENAMING_FILE_MANAGER if renaming else None)
+        assert spark.conf.get("spark.sql.streaming.pollingDelay") == "50ms"
+    assert spark.conf.get(CHECKPOINT_FILE_MANAGER, None) is None
