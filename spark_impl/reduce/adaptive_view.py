@@ -1,7 +1,8 @@
 """A group reducer's view that chooses, batch by batch, where its state is held (SKIP-DEC-SPARK-BULK).
 
 The stream path (:class:`~spark_impl.reduce.view_runner.ViewRunner`: the state store, point
-updates) costs about 0.9 s a step plus ~15 µs a change; the bulk path
+updates) costs about 0.45 s a step plus ~12 µs a change (``fast-commits-2m.json``: 0.45 s at 10^2
+changes, 1.9 s at 10^5, 11 s at 10^6); the bulk path
 (:class:`~spark_impl.reduce.bulk_view.BulkViewRunner`: tables merged in bulk) 1.3 s plus
 ~0.05 µs a stored row plus ~3.5 µs a change (2 cores, 2·10^6 and 10^7 stored rows:
 docs/performance.md, ``bulk-keys-2m.json``, ``bulk-keys-10m.json``). So small batches over a large state
@@ -51,8 +52,8 @@ class CostModel:
     batch's changes and the rows stored. The defaults are fitted to medians measured on 2
     cores over 2·10^6 and 10^7 stored rows (docs/performance.md)."""
 
-    stream_fixed: float = 0.9
-    stream_per_change: float = 15e-6
+    stream_fixed: float = 0.45
+    stream_per_change: float = 12e-6
     bulk_fixed: float = 1.3
     bulk_per_stored: float = 0.05e-6
     bulk_per_change: float = 3.5e-6
