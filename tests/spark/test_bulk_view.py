@@ -159,6 +159,7 @@ def test_a_batch_checked_with_its_keys_is_refused_as_one_checked_alone(spark: An
     """After a step that removed, the next batch's removals are checked in the job that computes
     its touched keys: a breach is refused with the same facts, nothing handed on or committed;
     a batch that then removes nothing is taken as any."""
+    from spark_impl.reduce.bulk_view import LastBatch
     from spark_impl.reduce.maintained_view import InvalidDelta
     from spark_impl.reduce.reducer_kinds import PythonReducer
 
@@ -166,9 +167,9 @@ def test_a_batch_checked_with_its_keys_is_refused_as_one_checked_alone(spark: An
     xor = PythonReducer("xor", 0, lambda a, v: a ^ v, lambda a, v: a ^ v)
     runner = bulk_runner(spark, f"file://{tmp_path}", seen, reducer=xor if reducer == "xor" else reducer)
     step(spark, runner, [("a", 5, 1), ("a", 3, 1), ("b", 1, 1), ("b", 2, 1)])
-    assert not runner._small_removals  # a load: nothing removed, the next check a job of its own
-    step(spark, runner, [("b", 2, -1)])
-    assert runner._small_removals
+    assert not runner._checked_with_keys(spark.createDataFrame([], "k string, v bigint, w bigint"))
+    step(spark, runner, [("b", 2, -1)])  # a load removes nothing: this batch's check a job of its own
+    assert runner.last_batch == LastBatch(1, True)
     with pytest.raises(InvalidDelta) as refused:
         step(spark, runner, [("a", 5, -2), ("a", 3, -1), ("b", 7, -1), ("c", 1, 1)])
     first = refused.value
@@ -176,10 +177,31 @@ def test_a_batch_checked_with_its_keys_is_refused_as_one_checked_alone(spark: An
     assert [(o.key, o.value, o.available, o.removed) for o in first.others] == [("b", 7, 0, 1)]
     assert len(seen) == 2 and runner.version.number == 2
     step(spark, runner, [("c", 4, 1)])  # predicted to remove, removes nothing
-    assert not runner._small_removals
+    assert runner.last_batch == LastBatch(1, False)
     # a Python reducer's accumulator is the canonical JSON text of its value
     expected = {"sum": {"a": 8, "b": 1, "c": 4}, "min": {"a": 3, "b": 1, "c": 4}, "xor": {"a": "6", "b": "1", "c": "4"}}
     assert view_of(runner) == expected[reducer] and seen[-1] == {"c": expected[reducer]["c"]}
+
+
+@pytest.mark.spec("SKIP-DEC-SPARK-BULK", evidence="example")
+def test_a_batch_predicted_to_be_merged_is_not_checked_with_its_keys(spark: Any, tmp_path: Any,
+                                                                     monkeypatch: Any) -> None:
+    """The check joins the touched keys' job when the last batch removed and a batch its size
+    would be written as a run, whatever its size; a batch that would be merged is checked by
+    its merge, and one of several parts part by part, after it."""
+    from spark_impl.reduce import bulk_view
+
+    runner = bulk_runner(spark, f"file://{tmp_path}", [])
+    one_part = spark.createDataFrame([], "k string, v bigint, w bigint")
+    several = spark.createDataFrame([], "k string, v bigint, w bigint, part string")
+    step(spark, runner, [("a", v, 1) for v in range(8)])
+    step(spark, runner, [("a", 0, -1), ("a", 1, -1), ("a", 9, 1)])
+    assert runner._checked_with_keys(one_part) and not runner._checked_with_keys(several)
+    monkeypatch.setattr(bulk_view, "RUNS_MIN", 2)  # a batch of 3 rows over 8 stored: merged
+    assert runner._merge_due(runner.last_batch.rows) and not runner._checked_with_keys(one_part)
+    step(spark, runner, [("a", 2, -1), ("a", 3, -1), ("a", 10, 1)])
+    assert runner.version.pairs[0].startswith("base-") and len(runner.version.pairs) == 1
+    assert view_of(runner) == {"a": 4 + 5 + 6 + 7 + 9 + 10}
 
 
 @pytest.mark.parametrize("reducer", ["sum", "min"])
