@@ -204,6 +204,24 @@ def test_a_batch_predicted_to_be_merged_is_not_checked_with_its_keys(spark: Any,
     assert view_of(runner) == {"a": 4 + 5 + 6 + 7 + 9 + 10}
 
 
+@pytest.mark.spec("SKIP-DEC-SPARK-BULK", evidence="example")
+def test_a_step_touching_many_keys_writes_a_new_keys_base(spark: Any, tmp_path: Any, monkeypatch: Any) -> None:
+    """A step touching at most KEY_RUN_SHARE of the keys (or RUNS_MIN) writes their entries as
+    a run; one touching more writes a new base of every key's newest entry, the runs gone."""
+    from spark_impl.reduce import bulk_view
+
+    monkeypatch.setattr(bulk_view, "RUNS_MIN", 1)
+    monkeypatch.setattr(bulk_view, "KEY_RUN_SHARE", 0.1)
+    runner = bulk_runner(spark, f"file://{tmp_path}", [])
+    step(spark, runner, [(f"k{i}", 1, 1) for i in range(20)])
+    assert runner.version.keys == ("keys-000001",)
+    step(spark, runner, [("k0", 2, 1), ("k1", 2, 1)])  # 2 of 20 keys: a run
+    assert runner.version.keys == ("keys-000001", "keyrun-000002")
+    step(spark, runner, [("k2", 2, 1), ("k3", 2, 1), ("k4", 2, 1)])  # 3 of 20: a new base
+    assert runner.version.keys == ("keys-000003",) and runner.version.key_run_rows == 0
+    assert view_of(runner) == {f"k{i}": 3 if i < 5 else 1 for i in range(20)}
+
+
 @pytest.mark.parametrize("reducer", ["sum", "min"])
 def test_a_null_key_is_a_key_like_any(spark: Any, tmp_path: Any, reducer: str) -> None:
     """The keys table and the pairs are joined on the key null-safely (as a stream view groups
