@@ -45,6 +45,13 @@ class HadoopFS:
         if not self._fs.rename(self._Path(source), dest):
             raise OSError(f"could not rename {source} to {target}")
 
+    def copy(self, source: str, target: str) -> None:
+        """Copy the file or folder ``source`` (on any file system) to ``target`` (absent)."""
+        src = self._Path(source)
+        util = self._jvm.org.apache.hadoop.fs.FileUtil
+        if not util.copy(src.getFileSystem(self._conf), src, self._fs, self._Path(target), False, self._conf):
+            raise OSError(f"could not copy {source} to {target}")
+
     def names(self, folder: str) -> list[str]:
         """The names in ``folder`` (none if it does not exist), sorted."""
         path = self._Path(folder)

@@ -63,6 +63,14 @@ class LocalFS:
             raise OSError(f"could not rename {source} to {target}: the target exists")
         os.rename(self._path(source), dest)
 
+    def copy(self, source: str, target: str) -> None:
+        """Copy the file or folder ``source`` to ``target`` (absent)."""
+        local = self._path(source)
+        if os.path.isdir(local):
+            shutil.copytree(local, self._path(target))
+        else:
+            shutil.copy2(local, self._path(target))
+
     def names(self, folder: str) -> list[str]:
         """The names in ``folder`` (none if it does not exist), sorted."""
         local = self._path(folder)

@@ -222,6 +222,42 @@ def test_a_step_touching_many_keys_writes_a_new_keys_base(spark: Any, tmp_path: 
     assert view_of(runner) == {f"k{i}": 3 if i < 5 else 1 for i in range(20)}
 
 
+@pytest.mark.spec("SKIP-DEC-SPARK-BULK", evidence="example")
+@pytest.mark.parametrize("reducer", ["sum", "min", "xor"])
+def test_a_batch_read_from_a_folder_is_copied_as_its_run(spark: Any, tmp_path: Any, monkeypatch: Any,
+                                                        reducer: str) -> None:
+    """A group or typed min/max reducer's batch given as a folder becomes a run by a copy of
+    its files, read back as the step read them (a null weight is 1, a zero weight nothing);
+    the folder stays where it was; a runner built again reads the copy; a merge takes it in.
+    A Python reducer's pairs hold JSON text: its runs are written."""
+    import pandas as pd
+
+    from spark_impl.reduce import bulk_view
+    from spark_impl.reduce.reducer_kinds import PythonReducer
+
+    xor = PythonReducer("xor", 0, lambda a, v: a ^ v, lambda a, v: a ^ v)
+    root = f"file://{tmp_path}/view"
+    runner = bulk_runner(spark, root, reducer=xor if reducer == "xor" else reducer)
+    step(spark, runner, [("a", 5, 1), ("a", 3, 1), ("b", 1, 1)])
+    folder = tmp_path / "batch"
+    folder.mkdir()
+    batch = pd.DataFrame({"k": ["a", "b", "c", "c"], "v": [5, 2, 7, 9], "w": [-1, None, 1, 0]})
+    batch.astype({"w": "Int64"}).to_parquet(folder / "part-0.parquet", index=False)
+    runner.step_folder(f"file://{folder}")
+    assert (folder / "part-0.parquet").exists()
+    copied = reducer != "xor"
+    assert runner.version.raw == (("pairs-000002",) if copied else ())
+    expected = {"sum": {"a": 3, "b": 3, "c": 7}, "min": {"a": 3, "b": 1, "c": 7},
+                "xor": {"a": "3", "b": "3", "c": "7"}}[reducer]
+    assert view_of(runner) == expected
+    again = bulk_runner(spark, root, reducer=xor if reducer == "xor" else reducer)
+    assert view_of(again) == expected and again.stored_sizes() == {"rows": 4, "keys": 3}
+    monkeypatch.setattr(bulk_view, "RUNS_MIN", 1)  # the next batch merged: the copied run taken in
+    step(spark, again, [("b", 2, -1), ("c", 7, -1)])
+    assert again.version.pairs == ("base-000003",) and again.version.raw == ()
+    assert again.stored_sizes() == {"rows": 2, "keys": 2}
+
+
 @pytest.mark.parametrize("reducer", ["sum", "min"])
 def test_a_null_key_is_a_key_like_any(spark: Any, tmp_path: Any, reducer: str) -> None:
     """The keys table and the pairs are joined on the key null-safely (as a stream view groups

@@ -36,3 +36,19 @@ def test_folders_and_texts(tmp_path: Path) -> None:
     fs.delete(f"{root}/changes")
     fs.delete(f"{root}/changes")  # gone already: nothing to do
     assert not fs.exists(f"{root}/changes")
+
+
+@pytest.mark.parametrize("kind", ["local", "hadoop"])
+def test_a_folder_is_copied_whole_and_left_in_place(spark: object, tmp_path: Path, kind: str) -> None:
+    """``copy`` (the bulk view's run taken from a batch's folder): the folder's files, nested
+    ones too, at the target; the source as it was."""
+    from spark_impl.storage.hadoop_fs import HadoopFS
+
+    root = tmp_path.as_uri()
+    fs = LocalFS() if kind == "local" else HadoopFS(spark, root)  # type: ignore[arg-type]
+    fs.write_text(f"{root}/batch/part-0", "rows")
+    fs.write_text(f"{root}/batch/sub/part-1", "more")
+    fs.copy(f"{root}/batch", f"{root}/state/run")
+    assert fs.read_text(f"{root}/state/run/part-0") == "rows"
+    assert fs.read_text(f"{root}/state/run/sub/part-1") == "more"
+    assert fs.read_text(f"{root}/batch/part-0") == "rows"
