@@ -3,9 +3,10 @@
 The stream path (:class:`~spark_impl.reduce.view_runner.ViewRunner`: the state store, point
 updates) costs about 0.45 s a step plus ~12 µs a change (``fast-commits-2m.json``: 0.45 s at 10^2
 changes, 1.9 s at 10^5, 11 s at 10^6); the bulk path
-(:class:`~spark_impl.reduce.bulk_view.BulkViewRunner`: tables merged in bulk) 1.3 s plus
-~0.05 µs a stored row plus ~3.5 µs a change (2 cores, 2·10^6 and 10^7 stored rows:
-docs/performance.md, ``bulk-keys-2m.json``, ``bulk-keys-10m.json``). So small batches over a large state
+(:class:`~spark_impl.reduce.bulk_view.BulkViewRunner`: tables merged in bulk) 0.9 s plus
+~0.05 µs a stored row plus ~2 µs a change (2 cores, 2·10^6 stored rows: about 1.0 s at 10^4
+changes, 1.15 s at 10^5, 2.4-3.7 s at 10^6 as a step writes a run or merges; docs/performance.md,
+``bulk-copies-2m.json``). So small batches over a large state
 belong on the stream path, large batches (and a first load) on the bulk path. Moving the
 state between them costs a pass over it: about 7 µs a stored row to the tables (the state
 store read), 13 µs back (the live groups re-stated into the state store).
@@ -54,9 +55,9 @@ class CostModel:
 
     stream_fixed: float = 0.45
     stream_per_change: float = 12e-6
-    bulk_fixed: float = 1.3
+    bulk_fixed: float = 0.9
     bulk_per_stored: float = 0.05e-6
-    bulk_per_change: float = 3.5e-6
+    bulk_per_change: float = 2.0e-6
     to_bulk_per_stored: float = 7e-6
     to_stream_per_stored: float = 13e-6
 
