@@ -258,7 +258,9 @@ class Extremum(Folded, TypedPairs):
 @dataclass(frozen=True)
 class PythonFold(Folded):
     """A fold reducer folded in Python, bucket by bucket (module docstring): the accumulator
-    ``acc`` as canonical JSON text."""
+    ``acc`` as canonical JSON text. The pairs hold the values as they come (typed, or JSON
+    text for ``json``): the check and the merges read them as a typed reducer's; the fold
+    takes each value as its JSON text."""
 
     reducer: OrderReducer | PythonReducer
     value_type: str
@@ -275,13 +277,17 @@ class PythonFold(Folded):
 
     @property
     def pair_value_type(self) -> str:
-        return "string"
+        return "string" if self.value_type == JSON_TEXT else self.value_type
 
     def reported(self, value: Any) -> Any:
-        return decode(value) if self.value_type != JSON_TEXT else value
+        return value if self.value_type == JSON_TEXT else plain(value)
 
     def prepared(self, rows: DataFrame) -> DataFrame:
-        return rows.withColumn("v", json_text(F.col("v"), self.value_type))
+        return rows.withColumn("v", F.col("v").cast(self.pair_value_type))
+
+    def _text(self) -> Column:
+        """A value as the fold takes it: its JSON text."""
+        return json_text(F.col("v"), self.value_type).alias("v")
 
     def _folded(self, rows: DataFrame, with_values: bool) -> DataFrame:
         """``rows`` (:data:`FOLD_INPUT`) hash-partitioned by key into :attr:`buckets`
@@ -293,7 +299,7 @@ class PythonFold(Folded):
 
     def touched(self, valid: DataFrame, old: DataFrame, values_after: ValuesAfter, keep: Keep) -> DataFrame:
         none = F.lit(None).cast("string")
-        changes = valid.select("k", F.lit("change").alias("kind"), "part", "v", "w", none.alias("acc"))
+        changes = valid.select("k", F.lit("change").alias("kind"), "part", self._text(), "w", none.alias("acc"))
         entries = key_join(old, valid.select("k").distinct(), "left_semi").select(
             "k", F.lit("key").alias("kind"), none.alias("part"), none.alias("v"), F.col("n").alias("w"), "acc")
         folded = keep(self._folded(changes.unionByName(entries), with_values=False))
@@ -303,7 +309,7 @@ class PythonFold(Folded):
         if declined.isEmpty():
             return self.finished(folded, F.col("acc"), F.col("calls"))
         keys = declined.select("k")
-        held = values_after(keys).select("k", F.lit("held").alias("kind"), none.alias("part"), "v",
+        held = values_after(keys).select("k", F.lit("held").alias("kind"), none.alias("part"), self._text(),
                                          F.col("m").alias("w"), none.alias("acc"))
         again_input = declined.where(F.col("n0").isNotNull()).select(
             "k", F.lit("key").alias("kind"), none.alias("part"), none.alias("v"), F.col("n0").alias("w"),

@@ -60,7 +60,6 @@ from spark_impl.driver_rows import frame_of_rows
 from spark_impl.errors import cause
 from spark_impl.reduce.bulk_accumulations import (
     Accumulation,
-    TypedPairs,
     accumulation_for,
     key_join,
 )
@@ -168,8 +167,9 @@ class BulkViewRunner:
         self.columns = [name for name, _ in self.accumulation.columns]
         column_type = value_column_type or ("string" if value_type == JSON_TEXT else value_type)
         self.schema = f"k {key_type}, v {column_type}, w bigint"
-        #: whether a batch's own files may be a run: its values stored as they are read
-        self._raw_runs = isinstance(self.accumulation, TypedPairs) and self.accumulation.pair_value_type == column_type
+        #: whether a batch's own files may be a run: the pairs hold values as the batch's column
+        #: has them (an accumulation casts a value to its pair type at most)
+        self._raw_runs = self.accumulation.pair_value_type == column_type
         self.with_work, self.work_by = with_work, work_by
         #: the last step's work counters, per value of ``work_by`` (else under ``None``)
         self.work: dict[object, dict[str, int]] = {}
@@ -253,8 +253,8 @@ class BulkViewRunner:
 
     def step_folder(self, folder: str) -> None:
         """:meth:`step` over a batch already written as Parquet ``k, v, w`` files in ``folder``
-        (left where it is). A group or typed min/max reducer's step that writes the batch as
-        a run copies the folder's files instead of writing its rows again."""
+        (left where it is). A step that writes the batch as a run copies the folder's files
+        instead of writing its rows again."""
         self._stepped(self.spark.read.schema(self.schema).parquet(folder), None, None, source=folder)
 
     def _stepped(self, rows: DataFrame, retry: Retry | None, label: int | None, source: str | None) -> None:
