@@ -58,11 +58,7 @@ from pyspark.sql import functions as F
 
 from spark_impl.driver_rows import frame_of_rows
 from spark_impl.errors import cause
-from spark_impl.reduce.bulk_accumulations import (
-    Accumulation,
-    accumulation_for,
-    key_join,
-)
+from spark_impl.reduce.bulk_accumulations import Accumulation, accumulation_for, key_join
 from spark_impl.reduce.maintained_view import (
     JSON_TEXT,
     REFUSALS_NAMED,
